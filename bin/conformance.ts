@@ -1,0 +1,310 @@
+/**
+ * `npm run conformance -- [options]` (and `npm start`): the suite against a target, or against the embedded
+ * reference server when no target URL is given. Exit codes: 0 every gating rule that ran passed; 1 a conformance
+ * failure (or the suite did not complete); 2 bad usage or configuration; 3 the target could not be reached.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureGenerated } from '../generators/ensure.ts';
+import type { Matrix, RunInfo } from '../suites/harness/matrix.ts';
+import type { TargetConfig } from '../suites/harness/target.ts';
+import { PROFILES, type Profile } from '../suites/harness/types.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+export const USAGE = `Usage: npm run conformance -- [options]      (npm start = all defaults, embedded reference server)
+
+Target (each option also reads the environment variable in brackets):
+  --orders-url URL      Order Automation Service base URL        [CONFORMANCE_ORDERS_URL]
+  --quotes-url URL      Swap Quote Service base URL (host; paths are /api/v1/...) [CONFORMANCE_QUOTES_URL]
+  --control-url URL     control API of the target, optional       [CONFORMANCE_CONTROL_URL]
+                        Without --orders-url and --quotes-url the embedded reference server is started.
+Run:
+  --profile NAME        smoke | readonly | full (default: full on the embedded server, readonly otherwise) [CONFORMANCE_PROFILE]
+  --seed N              fast-check seed (default: random, printed) [CONFORMANCE_SEED]
+  --report-dir DIR      where reports go (default: reports)        [CONFORMANCE_REPORT_DIR]
+  --grep PATTERN        run only checks whose name or rule ids match [CONFORMANCE_GREP]
+  --shard I/N           run shard I of N (CI matrices); merge with --merge-reports [CONFORMANCE_SHARD]
+  --strict              failures of assumed rules fail the gate too [CONFORMANCE_STRICT=1]
+  --num-runs N          fast-check runs per property (default 100, 25 when CI is set) [CONFORMANCE_NUM_RUNS]
+  --timeout MS          per-request timeout (default 30000)        [CONFORMANCE_TIMEOUT_MS]
+  --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
+  --mutant NAME         embedded server only: start it with one deliberate defect
+  --variant NAME        embedded server only: start it with one benign variation
+  --merge-reports DIR   merge the report dirs of shards found under DIR into --report-dir, then exit
+  --help                this text
+Credentials, only from the environment: ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT,
+TEST_WALLET_SECRET_KEY. With a control URL that offers tenants and quote-keys the suite provisions its own.
+Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 target unreachable.`;
+
+export class UsageError extends Error {}
+
+export interface CliOptions {
+  config: Omit<TargetConfig, 'credentials'> & { ordersUrl?: string; quotesUrl?: string };
+  reportDir: string;
+  grep?: string;
+  shard?: string;
+  mutant?: string;
+  variant?: string;
+  mergeReports?: string;
+  help: boolean;
+}
+
+function parseUrl(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${name} is not a URL: ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http or https: ${value}`);
+  return value.replace(/\/$/, '');
+}
+
+function parseInteger(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${name} must be an integer >= ${min}: ${value}`);
+  }
+  return Number(value);
+}
+
+/** Options from argv and the environment; throws UsageError with a one-line message. */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' },
+        profile: { type: 'string' }, seed: { type: 'string' }, 'report-dir': { type: 'string' }, grep: { type: 'string' },
+        shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' },
+        'expected-providers': { type: 'string' }, mutant: { type: 'string' }, variant: { type: 'string' },
+        'merge-reports': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0]!);
+  }
+  const str = (opt: string, envName: string) => (values[opt] as string | undefined) ?? env[envName];
+  const ordersUrl = parseUrl('--orders-url', str('orders-url', 'CONFORMANCE_ORDERS_URL'));
+  const quotesUrl = parseUrl('--quotes-url', str('quotes-url', 'CONFORMANCE_QUOTES_URL'));
+  const controlUrl = parseUrl('--control-url', str('control-url', 'CONFORMANCE_CONTROL_URL'));
+  if (Boolean(ordersUrl) !== Boolean(quotesUrl)) {
+    throw new UsageError('give both --orders-url and --quotes-url, or neither to run against the embedded reference server');
+  }
+  const embedded = !ordersUrl;
+  if (!embedded && (values.mutant || values.variant)) throw new UsageError('--mutant and --variant apply to the embedded reference server only');
+  const profile = str('profile', 'CONFORMANCE_PROFILE') ?? (embedded ? 'full' : 'readonly');
+  if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}: ${profile}`);
+  const shard = str('shard', 'CONFORMANCE_SHARD') || undefined;
+  if (shard) {
+    const m = /^(\d+)\/(\d+)$/.exec(shard);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard must be I/N with 1 <= I <= N: ${shard}`);
+  }
+  const seed = parseInteger('--seed', str('seed', 'CONFORMANCE_SEED'), 0) ?? Math.floor(Math.random() * 2 ** 31);
+  const strictEnv = env.CONFORMANCE_STRICT;
+  return {
+    config: {
+      ordersUrl, quotesUrl, controlUrl,
+      profile: profile as Profile,
+      seed,
+      strict: Boolean(values.strict) || strictEnv === '1' || strictEnv === 'true',
+      numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
+      timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
+      expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
+    },
+    reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? join(ROOT, 'reports')),
+    grep: str('grep', 'CONFORMANCE_GREP') || undefined,
+    shard,
+    mutant: values.mutant as string | undefined,
+    variant: values.variant as string | undefined,
+    mergeReports: values['merge-reports'] as string | undefined,
+    help: Boolean(values.help),
+  };
+}
+
+function printSummary(m: Matrix, reportDir: string): void {
+  const c = m.summary.checks;
+  const lines = [
+    '',
+    `Conformance ${m.summary.verdict.toUpperCase()} — profile ${m.run.profile}, seed ${m.run.seed}${m.run.target.mutant ? `, mutant ${m.run.target.mutant}` : ''}`,
+    `  target:  orders ${m.run.target.ordersUrl}  quotes ${m.run.target.quotesUrl}${m.run.target.embedded ? '  (embedded reference server)' : ''}`,
+    `  checks:  ${c.pass} pass, ${c.fail} fail (${m.summary.gatingFailures} gating), ${c.unsupported} unsupported, ${c.skipped} skipped, ${c['setup-failed']} setup-failed`,
+    `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check, ${m.summary.rules.pass ?? 0} passed, ${m.summary.rules.fail ?? 0} failed`,
+  ];
+  for (const r of m.checks.filter((r) => r.verdict === 'fail')) lines.push(`  ${r.gating ? 'FAIL' : 'fail (not gating)'} ${r.rule} ${r.check}`);
+  for (const r of m.checks.filter((r) => r.verdict === 'setup-failed')) lines.push(`  SETUP-FAILED ${r.check}: ${r.message?.split('\n')[0]}`);
+  lines.push(`  reports: ${join(reportDir, 'matrix.html')}, matrix.md, matrix.json, junit.xml, allure-results/`);
+  console.log(lines.join('\n'));
+}
+
+function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) findFiles(path, name, out);
+    else if (name.test(entry)) out.push(path);
+  }
+  return out;
+}
+
+/** Merge the report dirs of a sharded run: one matrix, one JUnit file, one Allure results folder. */
+async function mergeReports(from: string, reportDir: string): Promise<number> {
+  const { buildMatrix, writeMatrix } = await import('../suites/harness/matrix.ts');
+  const { allChecks } = await import('../suites/index.ts');
+  const matrices = findFiles(resolve(from), /^matrix\.json$/).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Matrix);
+  if (matrices.length === 0) throw new UsageError(`no matrix.json under ${from}`);
+  mkdirSync(reportDir, { recursive: true });
+  const blobDir = join(reportDir, '.blobs');
+  rmSync(blobDir, { recursive: true, force: true });
+  mkdirSync(blobDir, { recursive: true });
+  for (const blob of findFiles(resolve(from), /^blob-.*\.json$/)) cpSync(blob, join(blobDir, blob.split('/').pop()!));
+  const allureDirs = new Set(findFiles(resolve(from), /-result\.json$/).map((f) => f.slice(0, f.lastIndexOf('/'))));
+  for (const dir of allureDirs) {
+    if (resolve(dir) !== resolve(reportDir, 'allure-results')) cpSync(dir, join(reportDir, 'allure-results'), { recursive: true });
+  }
+  const first = matrices[0]!;
+  const run: RunInfo = {
+    ...first.run,
+    shard: `merged ${matrices.map((m) => m.run.shard ?? '?').join(', ')}`,
+    startedAt: matrices.map((m) => m.run.startedAt).sort()[0]!,
+    finishedAt: matrices.map((m) => m.run.finishedAt).sort().at(-1)!,
+  };
+  const matrix = buildMatrix(matrices.flatMap((m) => m.checks), allChecks, run, VERSION);
+  writeMatrix(reportDir, matrix);
+  if (readdirSync(blobDir).length > 0) {
+    const { startVitest } = await import('vitest/node');
+    const vitest = await startVitest('test', [], {
+      root: ROOT, mergeReports: blobDir, reporters: [['junit', { outputFile: join(reportDir, 'junit.xml') }]], watch: false,
+    });
+    await vitest?.close();
+  }
+  printSummary(matrix, reportDir);
+  return matrix.summary.verdict === 'pass' ? 0 : 1;
+}
+
+/** The whole job; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCli(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`conformance: ${e.message} (see --help)`);
+      return 2;
+    }
+    throw e;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  await ensureGenerated();
+  if (options.mergeReports) {
+    try {
+      return await mergeReports(options.mergeReports, options.reportDir);
+    } catch (e) {
+      if (e instanceof UsageError) {
+        console.error(`conformance: ${e.message}`);
+        return 2;
+      }
+      throw e;
+    }
+  }
+
+  const { prepareTarget, credentialsFromEnv, TargetUnreachable } = await import('../suites/harness/target.ts');
+  let server: { ordersUrl: string; quotesUrl: string; controlUrl: string; close(): Promise<void> } | undefined;
+  const cfg = options.config;
+  if (!cfg.ordersUrl) {
+    const { startReferenceServer } = await import('../fixtures/server/index.ts');
+    try {
+      server = await startReferenceServer({ port: 0, mutant: options.mutant, variant: options.variant });
+    } catch (e) {
+      console.error(`conformance: ${(e as Error).message}`);
+      return 2;
+    }
+  }
+  try {
+    const config: TargetConfig = {
+      ...cfg,
+      ordersUrl: server?.ordersUrl ?? cfg.ordersUrl!,
+      quotesUrl: server?.quotesUrl ?? cfg.quotesUrl!,
+      controlUrl: server?.controlUrl ?? cfg.controlUrl,
+      credentials: credentialsFromEnv(),
+    };
+    let target;
+    try {
+      target = await prepareTarget(config);
+    } catch (e) {
+      if (e instanceof TargetUnreachable) {
+        console.error(`conformance: the target could not be reached: ${e.message}`);
+        return 3;
+      }
+      console.error(`conformance: the target could not be prepared: ${(e as Error).message}`);
+      return 2;
+    }
+    const missing = [
+      !target.credentials.ordersApiKey && 'ORDERS_API_KEY (or a control URL offering "tenants")',
+      !target.credentials.quotesApiKey && 'QUOTES_API_KEY (or a control URL offering "quote-keys")',
+    ].filter(Boolean);
+    if (missing.length) {
+      console.error(`conformance: missing credentials: ${missing.join('; ')}`);
+      return 2;
+    }
+    console.log(`conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
+      `, capabilities: ${target.capabilities.join(', ') || 'none'}`);
+
+    rmSync(options.reportDir, { recursive: true, force: true });
+    mkdirSync(options.reportDir, { recursive: true });
+    const { specHashes } = await import('../generators/index.ts');
+    const run: Omit<RunInfo, 'finishedAt'> = {
+      startedAt: new Date().toISOString(), profile: target.profile, seed: target.seed, strict: target.strict, shard: options.shard,
+      target: {
+        ordersUrl: target.ordersUrl, quotesUrl: target.quotesUrl, controlUrl: target.controlUrl, capabilities: target.capabilities,
+        embedded: Boolean(server), mutant: options.mutant, info: target.info,
+      },
+      specHashes,
+    };
+    process.env.CONFORMANCE_TARGET = JSON.stringify(target);
+    const shardTag = options.shard?.replace('/', '-of-');
+    const { startVitest } = await import('vitest/node');
+    const vitest = await startVitest('test', [], {
+      root: ROOT,
+      project: 'conformance',
+      watch: false,
+      testNamePattern: options.grep,
+      shard: options.shard,
+      reporters: [
+        'default',
+        ['junit', { outputFile: join(options.reportDir, 'junit.xml') }],
+        ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
+        [join(ROOT, 'suites/harness/matrix-reporter.ts'), { reportDir: options.reportDir, run, version: VERSION }],
+        ...(options.shard ? [['blob', { outputFile: join(options.reportDir, `blob-${shardTag}.json`) }] as [string, object]] : []),
+      ],
+    });
+    await vitest?.close();
+    const matrixFile = join(options.reportDir, 'matrix.json');
+    if (!existsSync(matrixFile)) {
+      console.error('conformance: the suite did not complete (no matrix was written); see the output above');
+      return 1;
+    }
+    const matrix = JSON.parse(readFileSync(matrixFile, 'utf8')) as Matrix;
+    printSummary(matrix, options.reportDir);
+    return matrix.summary.verdict === 'pass' ? 0 : 1;
+  } finally {
+    await server?.close();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then((code) => process.exit(code), (e: unknown) => {
+    console.error(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { ServiceClient, type Violation } from './client.ts';
+import { ControlAdapter } from './control.ts';
+import type { Exchange } from './exchange.ts';
+import { ConformanceFailure, Skipped, type FailureDetail } from './failure.ts';
+import type { Capability, Profile, ServiceName, TargetEnv } from './types.ts';
+
+/** One check: a small object named after the fact it checks, citing the rule ids it covers (STYLE.md 1, 2). */
+export interface Check {
+  /** kebab-case fact, e.g. `info-publishes-numquotes-range`; unique across the suite */
+  name: string;
+  service: ServiceName;
+  rules: readonly string[];
+  /** the least profile that runs it: smoke < readonly < full */
+  profile: Profile;
+  /** capabilities of the control API it needs; missing ones make the verdict `unsupported` */
+  needs?: readonly Capability[];
+  run(t: CheckContext): Promise<void>;
+}
+
+export function defineCheck(check: Check): Check {
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(check.name)) throw new Error(`check name "${check.name}" is not kebab-case`);
+  if (check.rules.length === 0) throw new Error(`check "${check.name}" cites no rule`);
+  return check;
+}
+
+/** What a check sees while it runs: clients for both services, the control adapter, and the assertions. */
+export class CheckContext {
+  readonly exchanges: Exchange[] = [];
+  readonly violations: Violation[] = [];
+  readonly notes: string[] = [];
+  readonly cleanups: Array<() => Promise<void>> = [];
+  readonly orders: ServiceClient;
+  readonly quotes: ServiceClient;
+  readonly control: ControlAdapter;
+
+  constructor(readonly check: Check, readonly env: TargetEnv) {
+    const record = (e: Exchange) => this.exchanges.push(e);
+    const violation = (v: Violation) => this.violations.push(v);
+    const orderHeaders: Record<string, string> = { accept: 'application/json' };
+    if (env.credentials.ordersApiKey) orderHeaders['X-Service-Key'] = env.credentials.ordersApiKey;
+    const quoteHeaders: Record<string, string> = { accept: 'application/json' };
+    if (env.credentials.quotesApiKey) quoteHeaders['x-api-key'] = env.credentials.quotesApiKey;
+    this.orders = new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation });
+    this.quotes = new ServiceClient({ service: 'quotes', baseUrl: env.quotesUrl, timeoutMs: env.timeoutMs, defaultHeaders: quoteHeaders, record, violation });
+    this.control = new ControlAdapter(env.controlUrl, env.capabilities, env.timeoutMs, record);
+  }
+
+  private cite(rule: string): void {
+    if (!this.check.rules.includes(rule)) throw new Error(`check "${this.check.name}" asserts ${rule} but does not cite it`);
+  }
+
+  /** Assert a fact of `rule`; on failure the check fails naming that rule. */
+  expect(rule: string, condition: unknown, detail: FailureDetail): asserts condition {
+    this.cite(rule);
+    if (!condition) throw new ConformanceFailure(rule, detail);
+  }
+
+  fail(rule: string, detail: FailureDetail): never {
+    this.cite(rule);
+    throw new ConformanceFailure(rule, detail);
+  }
+
+  /** Stop with verdict `skipped`; the reason is printed and reported. */
+  skip(reason: string): never {
+    throw new Skipped(reason);
+  }
+
+  /** Record an observation for the report (info rules, unknowns). Never fails. */
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** Run `fn` after the check, pass or fail (restore faults, cancel orders). */
+  defer(fn: () => Promise<void>): void {
+    this.cleanups.unshift(fn);
+  }
+
+  /**
+   * A property of `rule` over values of `arb`, with the run's seed; a counterexample fails the check with the seed,
+   * the shrunk value and the replay path. `predicate` asserts with `t.expect` or returns false.
+   */
+  async property<T>(rule: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<boolean | void>,
+    numRuns = this.env.numRuns): Promise<void> {
+    this.cite(rule);
+    let lastFailure: ConformanceFailure | undefined;
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        try {
+          return (await predicate(value)) !== false;
+        } catch (e) {
+          if (e instanceof ConformanceFailure) lastFailure = e;
+          throw e;
+        }
+      }),
+      { seed: this.env.seed, numRuns },
+    );
+    if (!details.failed) return;
+    const base = lastFailure ?? new ConformanceFailure(rule, { documented: `the property of ${rule} holds for every generated value`, received: details.counterexample?.[0] });
+    throw new ConformanceFailure(base.rule, base.detail, {
+      seed: details.seed, path: details.counterexample ? details.counterexamplePath ?? undefined : undefined,
+      counterexample: details.counterexample?.[0], numRuns,
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import type { Exchange } from './exchange.ts';
+import { ServiceClient } from './client.ts';
+import { SetupFailed, Unsupported } from './failure.ts';
+import { CAPABILITIES, type Capability } from './types.ts';
+
+export type KeyState = 'active' | 'revoked' | 'other-environment' | 'product-disabled' | 'product-expired';
+export type TenantState = 'active' | 'suspended' | 'deleted' | 'not-provisioned';
+export interface Faults { database?: 'healthy' | 'unhealthy' | 'down'; rpc?: 'up' | 'down'; oracle?: 'up' | 'down'; swaps?: 'ok' | 'fail' }
+
+/**
+ * The host adapter (STYLE.md 5): every privileged action on the target goes through here, over the control API
+ * of specs/control.openapi.yaml. A call needing a capability the target lacks throws Unsupported.
+ */
+export class ControlAdapter {
+  private readonly client?: ServiceClient;
+
+  constructor(controlUrl: string | undefined, readonly capabilities: readonly Capability[], timeoutMs: number,
+    record: (e: Exchange) => void = () => {}) {
+    if (controlUrl) {
+      this.client = new ServiceClient({
+        service: 'control', baseUrl: controlUrl, timeoutMs, defaultHeaders: { accept: 'application/json' }, record,
+        violation: (v) => { throw new SetupFailed(`control API answer does not match specs/control.openapi.yaml: ${JSON.stringify(v.detail.received)}`, v.detail.exchange); },
+      });
+    }
+  }
+
+  /** GET /capabilities of a control URL; unknown names are ignored (the list is closed). */
+  static async discover(controlUrl: string, timeoutMs: number): Promise<Capability[]> {
+    const adapter = new ControlAdapter(controlUrl, [], timeoutMs);
+    const data = await adapter.call('GET', '/capabilities') as { capabilities?: unknown };
+    const list = Array.isArray(data.capabilities) ? data.capabilities : [];
+    return CAPABILITIES.filter((c) => list.includes(c));
+  }
+
+  has(capability: Capability): boolean {
+    return this.capabilities.includes(capability);
+  }
+
+  require(capability: Capability): void {
+    if (!this.has(capability)) throw new Unsupported(capability);
+  }
+
+  private async call(method: string, path: string, json?: unknown): Promise<unknown> {
+    if (!this.client) throw new Unsupported('control');
+    const ex = await this.client.request({ method, path, json, retry: false });
+    if (ex.response.status >= 300) {
+      throw new SetupFailed(`control ${method} ${path} answered ${ex.response.status}: ${JSON.stringify(ex.response.body)}`, ex);
+    }
+    return ex.response.body;
+  }
+
+  async createTenant(body: { environment?: string; partnerOnboarding?: boolean; feeSponsored?: boolean; platformFeeBps?: number;
+    feeWallet?: string; minNotionalUsdCents?: number } = {}): Promise<{ tenantId: string; apiKey: string; environment: string }> {
+    this.require('tenants');
+    return await this.call('POST', '/tenants', body) as { tenantId: string; apiKey: string; environment: string };
+  }
+
+  async createKey(tenantId: string, state: KeyState): Promise<string> {
+    this.require('tenants');
+    return (await this.call('POST', `/tenants/${encodeURIComponent(tenantId)}/keys`, { state }) as { apiKey: string }).apiKey;
+  }
+
+  async setTenantState(tenantId: string, state: TenantState): Promise<void> {
+    this.require('tenants');
+    await this.call('PATCH', `/tenants/${encodeURIComponent(tenantId)}`, { state });
+  }
+
+  async createQuoteKey(plan: { rps?: number; monthlyAllowance?: number } = {}): Promise<string> {
+    this.require('quote-keys');
+    return (await this.call('POST', '/quote-keys', plan) as { apiKey: string }).apiKey;
+  }
+
+  async setFaults(faults: Faults): Promise<void> {
+    this.require('faults');
+    await this.call('POST', '/faults', faults);
+  }
+}

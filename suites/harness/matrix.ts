@@ -1,0 +1,211 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Check } from './check.ts';
+import { loadCatalogue, type Rule } from './rules.ts';
+import type { CheckResult } from './runner.ts';
+import { redact } from './redact.ts';
+import type { Capability, Profile, Verdict } from './types.ts';
+
+export type RuleVerdict = Verdict | 'not-run' | 'uncovered';
+
+export interface RunInfo {
+  startedAt: string;
+  finishedAt: string;
+  profile: Profile;
+  seed: number;
+  strict: boolean;
+  shard?: string;
+  target: { ordersUrl: string; quotesUrl: string; controlUrl?: string; capabilities: Capability[]; embedded: boolean; mutant?: string; info?: unknown };
+  specHashes: Record<string, string>;
+}
+
+export interface RuleRow {
+  id: string;
+  service: string;
+  area: string;
+  level: Rule['level'];
+  basis: Rule['basis'];
+  observe: Rule['observe'];
+  statement: string;
+  checks: Array<{ name: string; verdict: Verdict; gating: boolean; message?: string }>;
+  verdict: RuleVerdict;
+}
+
+export interface CoverageRow { service: string; area: string; rules: number; covered: number }
+
+export interface Matrix {
+  suite: { name: string; version: string };
+  run: RunInfo;
+  summary: {
+    verdict: 'pass' | 'fail';
+    checks: Record<Verdict, number>;
+    gatingFailures: number;
+    nonGatingFailures: number;
+    rules: { total: number; covered: number } & Partial<Record<RuleVerdict, number>>;
+  };
+  coverage: CoverageRow[];
+  rules: RuleRow[];
+  uncovered: string[];
+  checks: CheckResult[];
+}
+
+const VERDICT_ORDER: RuleVerdict[] = ['fail', 'pass', 'setup-failed', 'unsupported', 'skipped', 'not-run', 'uncovered'];
+
+/** Which rules the suite has at least one check for (static coverage, independent of the run). */
+export function coverage(allChecks: readonly Check[]): { rows: CoverageRow[]; uncovered: string[] } {
+  const { rules } = loadCatalogue();
+  const cited = new Set(allChecks.flatMap((c) => c.rules));
+  const rows = new Map<string, CoverageRow>();
+  const uncovered: string[] = [];
+  for (const rule of rules.values()) {
+    const key = `${rule.service} ${rule.area}`;
+    const row = rows.get(key) ?? { service: rule.service, area: rule.area, rules: 0, covered: 0 };
+    row.rules++;
+    if (cited.has(rule.id)) row.covered++;
+    else uncovered.push(rule.id);
+    rows.set(key, row);
+  }
+  return { rows: [...rows.values()], uncovered };
+}
+
+function ruleVerdict(rule: Rule, results: CheckResult[], covered: boolean): RuleVerdict {
+  if (!covered) return 'uncovered';
+  const citing = results.filter((r) => r.rules.includes(rule.id));
+  if (citing.some((r) => r.verdict === 'fail' && r.rule === rule.id)) return 'fail';
+  if (citing.length === 0) return 'not-run';
+  // A check that failed on another rule did not decide this one.
+  const decided = citing.filter((r) => r.verdict !== 'fail');
+  for (const v of ['pass', 'setup-failed', 'unsupported', 'skipped'] as const) if (decided.some((r) => r.verdict === v)) return v;
+  return 'not-run';
+}
+
+export function buildMatrix(results: CheckResult[], allChecks: readonly Check[], run: RunInfo, version: string): Matrix {
+  const { rules } = loadCatalogue();
+  const { rows, uncovered } = coverage(allChecks);
+  const uncoveredSet = new Set(uncovered);
+  const ruleRows: RuleRow[] = [...rules.values()].map((rule) => ({
+    id: rule.id, service: rule.service, area: rule.area, level: rule.level, basis: rule.basis, observe: rule.observe,
+    statement: rule.statement,
+    checks: results.filter((r) => r.rules.includes(rule.id)).map((r) => ({
+      name: r.check, verdict: r.verdict, gating: r.gating, message: r.verdict === 'pass' ? undefined : r.message,
+    })),
+    verdict: ruleVerdict(rule, results, !uncoveredSet.has(rule.id)),
+  }));
+  const checks = { pass: 0, fail: 0, unsupported: 0, skipped: 0, 'setup-failed': 0 } as Record<Verdict, number>;
+  for (const r of results) checks[r.verdict]++;
+  const gatingFailures = results.filter((r) => r.verdict === 'fail' && r.gating).length;
+  const ruleCounts: Partial<Record<RuleVerdict, number>> = {};
+  for (const row of ruleRows) ruleCounts[row.verdict] = (ruleCounts[row.verdict] ?? 0) + 1;
+  return {
+    suite: { name: 'solana-trading-conformance', version },
+    run,
+    summary: {
+      verdict: gatingFailures > 0 ? 'fail' : 'pass',
+      checks,
+      gatingFailures,
+      nonGatingFailures: checks.fail - gatingFailures,
+      rules: { total: ruleRows.length, covered: ruleRows.length - uncovered.length, ...ruleCounts },
+    },
+    coverage: rows,
+    rules: ruleRows,
+    uncovered,
+    checks: results,
+  };
+}
+
+function pct(n: number, d: number): string {
+  return d === 0 ? '—' : `${Math.round((100 * n) / d)}%`;
+}
+
+function esc(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+export function renderMarkdown(m: Matrix): string {
+  const t = m.run.target;
+  const lines = [
+    `# Conformance matrix — ${m.summary.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
+    '',
+    `| | |`, `|---|---|`,
+    `| Orders URL | ${t.ordersUrl}${t.embedded ? ' (embedded reference server)' : ''} |`,
+    `| Quotes URL | ${t.quotesUrl} |`,
+    `| Control URL | ${t.controlUrl ?? 'none'} (capabilities: ${t.capabilities.join(', ') || 'none'}) |`,
+    ...(t.mutant ? [`| Mutant | ${t.mutant} |`] : []),
+    `| Profile | ${m.run.profile}${m.run.strict ? ' (strict)' : ''} |`,
+    `| Seed | ${m.run.seed} |`,
+    `| Started / finished | ${m.run.startedAt} / ${m.run.finishedAt} |`,
+    `| Specs | ${Object.entries(m.run.specHashes).map(([f, h]) => `${f} \`${h.slice(0, 12)}\``).join(', ')} |`,
+    '',
+    `**Checks:** ${Object.entries(m.summary.checks).map(([k, v]) => `${v} ${k}`).join(', ')}. ` +
+      `**Gating failures:** ${m.summary.gatingFailures}. **Non-gating failures:** ${m.summary.nonGatingFailures}.`,
+    '',
+    `**Rules:** ${m.summary.rules.total}, covered by at least one check: ${m.summary.rules.covered} (${pct(m.summary.rules.covered, m.summary.rules.total)}). ` +
+      VERDICT_ORDER.filter((v) => m.summary.rules[v]).map((v) => `${m.summary.rules[v]} ${v}`).join(', ') + '.',
+    '',
+    '## Coverage by service and area', '', '| Service | Area | Rules | Covered | |', '|---|---|---:|---:|---:|',
+    ...m.coverage.map((c) => `| ${c.service} | ${c.area} | ${c.rules} | ${c.covered} | ${pct(c.covered, c.rules)} |`),
+    '',
+  ];
+  const failing = m.rules.filter((r) => r.verdict === 'fail');
+  if (failing.length) {
+    lines.push('## Failures', '');
+    for (const r of failing) {
+      for (const c of r.checks.filter((c) => c.verdict === 'fail')) {
+        lines.push(`### ${r.id} (${r.level}, ${r.basis}${c.gating ? ', gating' : ', not gating'}) — ${c.name}`, '', '```', c.message ?? '', '```', '');
+      }
+    }
+  }
+  lines.push('## Rules', '', '| Rule | Level | Basis | Verdict | Checks | Statement |', '|---|---|---|---|---|---|');
+  for (const r of m.rules) {
+    lines.push(`| ${r.id} | ${r.level} | ${r.basis} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${c.verdict}`).join('; '))} | ${cell(r.statement)} |`);
+  }
+  if (m.uncovered.length) lines.push('', `## Uncovered rules (${m.uncovered.length})`, '', m.uncovered.join(', '));
+  return redact(lines.join('\n')) + '\n';
+}
+
+const COLORS: Record<RuleVerdict, string> = {
+  pass: '#1a7f37', fail: '#cf222e', 'setup-failed': '#9a6700', unsupported: '#6e7781', skipped: '#6e7781', 'not-run': '#8c959f', uncovered: '#8c959f',
+};
+
+export function renderHtml(m: Matrix): string {
+  const t = m.run.target;
+  const badge = (v: RuleVerdict) => `<span class="b" style="background:${COLORS[v]}">${v}</span>`;
+  const rows = m.rules.map((r) => `<tr class="v-${r.verdict}"><td><code>${r.id}</code></td><td>${r.level}</td><td>${r.basis}</td><td>${badge(r.verdict)}</td>` +
+    `<td>${r.checks.map((c) => `<div>${esc(c.name)}: ${badge(c.verdict)}${c.message && c.verdict !== 'pass' ? `<details><summary>details</summary><pre>${esc(c.message)}</pre></details>` : ''}</div>`).join('')}</td>` +
+    `<td>${esc(r.statement)}</td></tr>`).join('\n');
+  const cov = m.coverage.map((c) => `<tr><td>${c.service}</td><td>${c.area}</td><td>${c.rules}</td><td>${c.covered}</td><td>${pct(c.covered, c.rules)}</td></tr>`).join('');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Conformance matrix — ${m.summary.verdict.toUpperCase()}</title>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1f2328}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top;text-align:left}
+.b{color:#fff;border-radius:3px;padding:1px 6px;font-size:12px}pre{white-space:pre-wrap;max-width:70em;font-size:12px}h1 .b{font-size:20px}
+#f{margin:1em 0}</style></head><body>
+<h1>Conformance matrix ${badge(m.summary.verdict)}</h1>
+<table><tr><th>Orders URL</th><td>${esc(t.ordersUrl)}${t.embedded ? ' (embedded reference server)' : ''}</td></tr>
+<tr><th>Quotes URL</th><td>${esc(t.quotesUrl)}</td></tr><tr><th>Control URL</th><td>${esc(t.controlUrl ?? 'none')} — capabilities: ${esc(t.capabilities.join(', ') || 'none')}</td></tr>
+${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}
+<tr><th>Profile</th><td>${m.run.profile}${m.run.strict ? ' (strict)' : ''}</td></tr><tr><th>Seed</th><td>${m.run.seed}</td></tr>
+<tr><th>Time</th><td>${m.run.startedAt} — ${m.run.finishedAt}</td></tr>
+<tr><th>Specs</th><td>${Object.entries(m.run.specHashes).map(([f, h]) => `${esc(f)} <code>${h.slice(0, 12)}</code>`).join('<br>')}</td></tr>
+<tr><th>/api/v1/info</th><td><pre>${esc(JSON.stringify(t.info ?? null, null, 1))}</pre></td></tr></table>
+<p><b>Checks:</b> ${Object.entries(m.summary.checks).map(([k, v]) => `${v} ${k}`).join(', ')}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
+<p><b>Rules:</b> ${m.summary.rules.total}; covered by a check: ${m.summary.rules.covered} (${pct(m.summary.rules.covered, m.summary.rules.total)}).</p>
+<h2>Coverage</h2><table><tr><th>Service</th><th>Area</th><th>Rules</th><th>Covered</th><th></th></tr>${cov}</table>
+<h2>Rules</h2><div id="f">Show: <select onchange="for(const r of document.querySelectorAll('tbody tr'))r.hidden=this.value&&!r.classList.contains('v-'+this.value)">
+<option value="">all</option>${VERDICT_ORDER.map((v) => `<option>${v}</option>`).join('')}</select></div>
+<table><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Checks</th><th>Statement</th></tr></thead><tbody>
+${rows}
+</tbody></table></body></html>
+`;
+  return redact(html);
+}
+
+/** Write matrix.json, matrix.md and matrix.html into `dir`. */
+export function writeMatrix(dir: string, m: Matrix): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'matrix.json'), redact(JSON.stringify(m, null, 2)) + '\n');
+  writeFileSync(join(dir, 'matrix.md'), renderMarkdown(m));
+  writeFileSync(join(dir, 'matrix.html'), renderHtml(m));
+}

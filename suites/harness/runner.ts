@@ -1,0 +1,92 @@
+import { CheckContext, type Check } from './check.ts';
+import type { Exchange } from './exchange.ts';
+import { ConformanceFailure, SetupFailed, Skipped, Unsupported, formatFailure } from './failure.ts';
+import { redact } from './redact.ts';
+import { isGating, loadCatalogue } from './rules.ts';
+import { profileIncludes, type Basis, type Level, type TargetEnv, type Verdict } from './types.ts';
+import { toCurl } from './curl.ts';
+
+/** The outcome of one check; serialisable (it travels in vitest task meta to the reporters). */
+export interface CheckResult {
+  check: string;
+  service: string;
+  rules: string[];
+  verdict: Verdict;
+  /** the rule a failure names */
+  rule?: string;
+  level?: Level;
+  basis?: Basis;
+  /** does this result fail the gate (exit 1)? */
+  gating: boolean;
+  /** failure report, or the reason for any other non-pass verdict */
+  message?: string;
+  notes: string[];
+  requests: number;
+  /** time spent waiting on the target, ms */
+  waitMs: number;
+  durationMs: number;
+  /** redacted reproductions of the exchanges, kept for failures */
+  reproductions?: string[];
+}
+
+function summarize(exchanges: Exchange[]): string[] {
+  return exchanges.map((e) => `${toCurl(e.request)}\n# -> ${e.response.status} ${e.response.mediaType ?? ''}`);
+}
+
+/** Run one check against the target described by `env` and decide its verdict (STYLE.md 4). */
+export async function runCheck(check: Check, env: TargetEnv): Promise<CheckResult> {
+  const catalogue = loadCatalogue();
+  const base = { check: check.name, service: check.service, rules: [...check.rules], notes: [] as string[] };
+  if (!profileIncludes(env.profile, check.profile)) {
+    return { ...base, verdict: 'skipped', gating: false, message: `profile "${env.profile}" excludes it (needs "${check.profile}")`, requests: 0, waitMs: 0, durationMs: 0 };
+  }
+  const missing = (check.needs ?? []).filter((c) => !env.capabilities.includes(c));
+  if (missing.length > 0) {
+    return { ...base, verdict: 'unsupported', gating: false, message: `the target does not offer: ${missing.join(', ')}`, requests: 0, waitMs: 0, durationMs: 0 };
+  }
+
+  const t = new CheckContext(check, env);
+  const started = Date.now();
+  let outcome: unknown;
+  try {
+    await check.run(t);
+  } catch (e) {
+    outcome = e;
+  }
+  for (const cleanup of t.cleanups) {
+    try {
+      await cleanup();
+    } catch (e) {
+      t.notes.push(`cleanup failed: ${(e as Error).message}`);
+      if (outcome === undefined) outcome = new SetupFailed(`cleanup failed: ${(e as Error).message}`);
+    }
+  }
+  // The check's own assertions name the precise rule; the harness's schema violations come after them, and
+  // also explain a check that tripped over a malformed body.
+  const violation = t.violations[0];
+  if (violation && (outcome === undefined || !(outcome instanceof ConformanceFailure || outcome instanceof Skipped || outcome instanceof Unsupported))) {
+    outcome = new ConformanceFailure(violation.rule, violation.detail);
+  }
+
+  const measured = {
+    notes: t.notes.map(redact),
+    requests: t.exchanges.length,
+    waitMs: t.exchanges.reduce((sum, e) => sum + e.durationMs, 0),
+    durationMs: Date.now() - started,
+  };
+  if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false };
+  if (outcome instanceof ConformanceFailure) {
+    const rule = catalogue.rules.get(outcome.rule);
+    if (!rule) throw new Error(`check "${check.name}" failed on ${outcome.rule}, which is not in specs/rules`);
+    return {
+      ...base, ...measured, verdict: 'fail', rule: rule.id, level: rule.level, basis: rule.basis,
+      gating: isGating(rule, env.strict),
+      message: formatFailure(outcome, check.name, rule.statement) + (outcome.property ? '' : `\n  seed:       ${env.seed}`),
+      reproductions: summarize(t.exchanges),
+    };
+  }
+  if (outcome instanceof Unsupported) return { ...base, ...measured, verdict: 'unsupported', gating: false, message: outcome.message };
+  if (outcome instanceof Skipped) return { ...base, ...measured, verdict: 'skipped', gating: false, message: redact(outcome.reason) };
+  const reason = outcome instanceof SetupFailed ? outcome.reason : `suite error: ${(outcome as Error)?.stack ?? String(outcome)}`;
+  return { ...base, ...measured, verdict: 'setup-failed', gating: false, message: redact(reason), reproductions: summarize(t.exchanges) };
+}

@@ -1,0 +1,93 @@
+import { request } from 'undici';
+import { ControlAdapter } from './control.ts';
+import { registerSecret } from './redact.ts';
+import { CREDENTIAL_ENV, type Capability, type Credentials, type Profile, type TargetEnv } from './types.ts';
+
+export interface TargetConfig {
+  ordersUrl: string;
+  quotesUrl: string;
+  controlUrl?: string;
+  profile: Profile;
+  seed: number;
+  strict: boolean;
+  numRuns: number;
+  timeoutMs: number;
+  expectedProviders: number;
+  credentials: Credentials;
+}
+
+/** The target could not be reached at all: exit code 3. */
+export class TargetUnreachable extends Error {
+  readonly code = 'TARGET_UNREACHABLE';
+}
+
+/** Credentials come only from the environment (DESIGN.md, "The commands"). */
+export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): Credentials {
+  const out: Credentials = {};
+  for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
+    const value = env[name]?.trim();
+    if (value) out[field] = value;
+  }
+  return out;
+}
+
+/** Any HTTP answer means reachable; a refused or dropped connection or no answer in time does not. */
+export async function probe(url: string, timeoutMs: number): Promise<void> {
+  try {
+    const res = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    await res.body.dump();
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new TargetUnreachable(`${url} could not be reached (${code ?? (e as Error).message})`);
+  }
+}
+
+/**
+ * Make a run's target environment: check that every URL answers, read the control API's capabilities, and
+ * provision the credentials the environment does not supply when the target can (tenants, quote-keys).
+ */
+export async function prepareTarget(config: TargetConfig): Promise<TargetEnv> {
+  const probeTimeout = Math.min(config.timeoutMs, 10_000);
+  await probe(`${config.ordersUrl.replace(/\/$/, '')}/health`, probeTimeout);
+  await probe(`${config.quotesUrl.replace(/\/$/, '')}/api/v1/info`, probeTimeout);
+  let capabilities: Capability[] = [];
+  if (config.controlUrl) {
+    await probe(`${config.controlUrl.replace(/\/$/, '')}/capabilities`, probeTimeout);
+    capabilities = await ControlAdapter.discover(config.controlUrl, config.timeoutMs);
+  }
+  const credentials = { ...config.credentials };
+  const control = new ControlAdapter(config.controlUrl, capabilities, config.timeoutMs);
+  if (!credentials.ordersApiKey && control.has('tenants')) {
+    const tenant = await control.createTenant({});
+    credentials.ordersApiKey = tenant.apiKey;
+    credentials.ordersTenantId = tenant.tenantId;
+  }
+  if (!credentials.quotesApiKey && control.has('quote-keys')) credentials.quotesApiKey = await control.createQuoteKey({});
+  for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
+    registerSecret(credentials[field], name);
+  }
+  const env: TargetEnv = { ...config, capabilities, credentials };
+  env.info = await readInfo(env);
+  return env;
+}
+
+/** The target's /api/v1/info, for the report header; undefined when it cannot be read. */
+async function readInfo(env: TargetEnv): Promise<unknown> {
+  if (!env.credentials.quotesApiKey) return undefined;
+  try {
+    const res = await request(`${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, {
+      headers: { 'x-api-key': env.credentials.quotesApiKey, accept: 'application/json' }, headersTimeout: env.timeoutMs,
+    });
+    const text = await res.body.text();
+    return res.statusCode === 200 ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Secrets of a TargetEnv that crossed into a worker must be registered there too. */
+export function registerEnvSecrets(env: TargetEnv): void {
+  for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
+    registerSecret(env.credentials[field], name);
+  }
+}

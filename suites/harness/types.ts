@@ -1,0 +1,55 @@
+/** Shared vocabulary of the harness: profiles, capabilities, levels and verdicts (STYLE.md 4 and 5). */
+
+export const PROFILES = ['smoke', 'readonly', 'full'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+/** The closed capability list of specs/capabilities.yaml. */
+export const CAPABILITIES = ['tenants', 'quote-keys', 'funding', 'clock', 'prices', 'faults', 'rate-limits'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export type Level = 'must' | 'may' | 'info';
+export type Basis = 'documented' | 'assumed';
+export type Verdict = 'pass' | 'fail' | 'unsupported' | 'skipped' | 'setup-failed';
+export type ServiceName = 'orders' | 'quotes';
+
+/** Does a run of `profile` include a check whose least profile is `least`? smoke < readonly < full. */
+export function profileIncludes(profile: Profile, least: Profile): boolean {
+  return PROFILES.indexOf(least) <= PROFILES.indexOf(profile);
+}
+
+/** Everything a check run needs to reach a target; serialisable (it crosses into vitest workers). */
+export interface TargetEnv {
+  ordersUrl: string;
+  quotesUrl: string;
+  controlUrl?: string;
+  capabilities: Capability[];
+  credentials: Credentials;
+  profile: Profile;
+  seed: number;
+  numRuns: number;
+  strict: boolean;
+  timeoutMs: number;
+  /** Expected number of key-path providers (a product fact that may change; default 2). */
+  expectedProviders: number;
+  /** What the target's /api/v1/info answered at start, for the report. */
+  info?: unknown;
+}
+
+export interface Credentials {
+  ordersApiKey?: string;
+  ordersApiKeyAlt?: string;
+  quotesApiKey?: string;
+  quotesJwt?: string;
+  walletSecretKey?: string;
+  /** The tenant the suite provisioned through the control API, when it did. */
+  ordersTenantId?: string;
+}
+
+/** Environment variable that carries each credential; also the placeholder printed in curl reproductions. */
+export const CREDENTIAL_ENV: Record<Exclude<keyof Credentials, 'ordersTenantId'>, string> = {
+  ordersApiKey: 'ORDERS_API_KEY',
+  ordersApiKeyAlt: 'ORDERS_API_KEY_ALT',
+  quotesApiKey: 'QUOTES_API_KEY',
+  quotesJwt: 'QUOTES_JWT',
+  walletSecretKey: 'TEST_WALLET_SECRET_KEY',
+};

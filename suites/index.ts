@@ -1,0 +1,33 @@
+/** Every check of the suite, in one list: the vitest files, the matrix and the self-test all read it. */
+import type { Check } from './harness/check.ts';
+import * as quoteAuth from './quotes/auth.checks.ts';
+import * as quoteDebug from './quotes/debug.checks.ts';
+import * as quoteEdge from './quotes/edge.checks.ts';
+import * as quoteEncoding from './quotes/encoding.checks.ts';
+import * as quoteInfo from './quotes/info.checks.ts';
+import * as quoteProviders from './quotes/providers.checks.ts';
+import * as quoteVenues from './quotes/venues.checks.ts';
+import * as orderAuth from './orders/auth.checks.ts';
+import * as orderHealth from './orders/health.checks.ts';
+import * as orderRequestId from './orders/request-id.checks.ts';
+
+/** Checks exported by a module, single or in arrays, in declaration order. */
+function checksOf(module: Record<string, unknown>): Check[] {
+  return Object.values(module).flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter((v): v is Check => typeof v === 'object' && v !== null && 'run' in v && 'rules' in v);
+}
+
+export const checkGroups: Record<string, Check[]> = {
+  'quotes/auth': checksOf(quoteAuth),
+  'quotes/edge': checksOf(quoteEdge),
+  'quotes/debug': checksOf(quoteDebug),
+  'quotes/encoding': checksOf(quoteEncoding),
+  'quotes/info': checksOf(quoteInfo),
+  'quotes/venues': checksOf(quoteVenues),
+  'quotes/providers': checksOf(quoteProviders),
+  'orders/health': checksOf(orderHealth),
+  'orders/auth': checksOf(orderAuth),
+  'orders/request-id': checksOf(orderRequestId),
+};
+
+export const allChecks: Check[] = Object.values(checkGroups).flat();

@@ -1,0 +1,106 @@
+import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
+import type { KeyState, TenantState } from '../harness/control.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { isObject, randomToken } from '../shared/values.ts';
+
+/** A partner-only read that creates nothing: the tenant's order report. */
+export const PARTNER_READ = '/partners/me/orders';
+
+/** OA-ENV-002: {success: false, error: {code: string, message: string, details?: object}}. */
+export function expectErrorEnvelope(t: CheckContext, ex: Exchange): void {
+  const b = ex.response.body;
+  const e = isObject(b) ? b.error : undefined;
+  t.expect('OA-ENV-002', isObject(b) && b.success === false && isObject(e) && typeof e.code === 'string' && typeof e.message === 'string' &&
+    (!('details' in e) || e.details === undefined || isObject(e.details)), {
+    documented: 'the failure body {success: false, error: {code: string, message: string, details?: object}}', received: b, exchange: ex,
+  });
+}
+
+function expectCode(t: CheckContext, rule: string, ex: Exchange, status: number, code: string): void {
+  const b = ex.response.body;
+  const got = isObject(b) && isObject(b.error) ? b.error.code : undefined;
+  t.expect(rule, ex.response.status === status && got === code, {
+    documented: `${status} ${code}`, received: { status: ex.response.status, code: got ?? '(none)' }, exchange: ex,
+  });
+}
+
+function partnerRead(t: CheckContext, key: string | undefined): Promise<Exchange> {
+  return t.orders.request({ path: PARTNER_READ, headers: { 'X-Service-Key': key }, retry: false });
+}
+
+export const missingServiceKeyIsRejected = defineCheck({
+  name: 'missing-service-key-is-rejected-with-401-invalid-api-key',
+  service: 'orders',
+  rules: ['OA-AUTH-001', 'OA-ENV-002'],
+  profile: 'smoke',
+  async run(t) {
+    const ex = await partnerRead(t, undefined);
+    expectCode(t, 'OA-AUTH-001', ex, 401, 'INVALID_API_KEY');
+    expectErrorEnvelope(t, ex);
+  },
+});
+
+export const unknownServiceKeyIsRejected = defineCheck({
+  name: 'unknown-service-key-is-rejected-with-401-invalid-api-key',
+  service: 'orders',
+  rules: ['OA-AUTH-002', 'OA-ENV-002'],
+  profile: 'smoke',
+  async run(t) {
+    const ex = await partnerRead(t, randomToken('unknown-service-key'));
+    expectCode(t, 'OA-AUTH-002', ex, 401, 'INVALID_API_KEY');
+    expectErrorEnvelope(t, ex);
+  },
+});
+
+export const successBodyIsEnveloped = defineCheck({
+  name: 'partner-read-answers-the-success-envelope',
+  service: 'orders',
+  rules: ['OA-ENV-001'],
+  profile: 'smoke',
+  async run(t) {
+    if (!t.env.credentials.ordersApiKey) t.skip('no ORDERS_API_KEY and the target cannot provision a tenant');
+    const ex = await partnerRead(t, t.env.credentials.ordersApiKey);
+    const b = ex.response.body;
+    t.expect('OA-ENV-001', ex.response.status === 200 && isObject(b) && b.success === true && 'data' in b, {
+      documented: `GET ${PARTNER_READ} answers 200 {success: true, data}`, received: { status: ex.response.status, body: b }, exchange: ex,
+    });
+  },
+});
+
+/** A key in a given state of a fresh tenant, or a fresh tenant put in a given state. */
+function keyStateCheck(name: string, rule: string, status: number, code: string,
+  prepare: (t: CheckContext) => Promise<string>): Check {
+  return defineCheck({
+    name,
+    service: 'orders',
+    rules: [rule, 'OA-ENV-002'],
+    profile: 'full',
+    needs: ['tenants'],
+    async run(t) {
+      const key = await prepare(t);
+      const ex = await partnerRead(t, key);
+      expectCode(t, rule, ex, status, code);
+      expectErrorEnvelope(t, ex);
+    },
+  });
+}
+
+const keyIn = (state: KeyState) => async (t: CheckContext) => {
+  const tenant = await t.control.createTenant();
+  return await t.control.createKey(tenant.tenantId, state);
+};
+const tenantIn = (state: TenantState) => async (t: CheckContext) => {
+  const tenant = await t.control.createTenant();
+  await t.control.setTenantState(tenant.tenantId, state);
+  return tenant.apiKey;
+};
+
+export const keyStateChecks: Check[] = [
+  keyStateCheck('revoked-key-is-rejected-with-401-key-revoked', 'OA-AUTH-003', 401, 'KEY_REVOKED', keyIn('revoked')),
+  keyStateCheck('other-environment-key-is-rejected-with-401-env-mismatch', 'OA-AUTH-004', 401, 'ENV_MISMATCH', keyIn('other-environment')),
+  keyStateCheck('product-disabled-key-is-rejected-with-403-product-disabled', 'OA-AUTH-007', 403, 'PRODUCT_DISABLED', keyIn('product-disabled')),
+  keyStateCheck('product-expired-key-is-rejected-with-403-product-expired', 'OA-AUTH-008', 403, 'PRODUCT_EXPIRED', keyIn('product-expired')),
+  keyStateCheck('suspended-tenant-is-rejected-with-403-tenant-suspended', 'OA-AUTH-009', 403, 'TENANT_SUSPENDED', tenantIn('suspended')),
+  keyStateCheck('deleted-tenant-is-rejected-with-403-tenant-deleted', 'OA-AUTH-010', 403, 'TENANT_DELETED', tenantIn('deleted')),
+  keyStateCheck('unprovisioned-tenant-is-rejected-with-403-tenant-not-provisioned', 'OA-AUTH-011', 403, 'TENANT_NOT_PROVISIONED', tenantIn('not-provisioned')),
+];

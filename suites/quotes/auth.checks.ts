@@ -1,0 +1,38 @@
+import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { isObject, randomToken } from '../shared/values.ts';
+import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
+
+const ENDPOINTS: Array<{ path: string; query?: Record<string, string> }> = [
+  { path: '/api/v1/info' },
+  { path: '/api/v1/venues' },
+  { path: '/api/v1/providers' },
+  { path: '/api/v1/quote/swap', query: MINIMAL_SWAP_QUERY },
+];
+
+/** Q-AUTH-003: the key-path 401 body is the platform error invalid_api_key. */
+function expectPlatformInvalidKey(t: CheckContext, ex: Exchange): void {
+  const body = ex.response.body;
+  t.expect('Q-AUTH-003', isObject(body) && isObject(body.error) && body.error.code === 'invalid_api_key', {
+    documented: 'the platform body {error: {code: "invalid_api_key"}}', received: body, exchange: ex,
+  });
+}
+
+function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => string | undefined, what: string): Check {
+  return defineCheck({
+    name,
+    service: 'quotes',
+    rules: [rule, 'Q-AUTH-003'],
+    profile: 'smoke',
+    async run(t) {
+      for (const { path, query } of ENDPOINTS) {
+        const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key() }, retry: false });
+        t.expect(rule, ex.response.status === 401, { documented: `GET ${path} with ${what} answered 401`, received: ex.response.status, exchange: ex });
+        expectPlatformInvalidKey(t, ex);
+      }
+    },
+  });
+}
+
+export const missingKeyIsRejectedWith401 = rejectsKey('missing-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-001', () => undefined, 'no x-api-key');
+export const unknownKeyIsRejectedWith401 = rejectsKey('unknown-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-002', () => randomToken('unknown-key'), 'an unknown x-api-key');

@@ -1,0 +1,27 @@
+import { defineCheck } from '../harness/check.ts';
+import { randomToken } from '../shared/values.ts';
+
+export const everyResponseCarriesEdgeRequestId = defineCheck({
+  name: 'every-response-carries-x-edge-requestid',
+  service: 'quotes',
+  rules: ['Q-DBG-001'],
+  profile: 'smoke',
+  async run(t) {
+    const requests = [
+      { path: '/api/v1/info' },
+      { path: '/api/v1/venues', query: { includeProgramIds: true } },
+      { path: '/api/v1/providers' },
+      { path: '/api/v1/info', headers: { 'x-api-key': undefined } },
+      { path: '/api/v1/info', headers: { 'x-api-key': randomToken('unknown-key') } },
+      { path: '/api/v1/info', method: 'POST', json: {} },
+      { path: `/api/v1/${randomToken('no-such-endpoint')}` },
+    ];
+    for (const spec of requests) {
+      const ex = await t.quotes.request({ ...spec, retry: false });
+      const id = ex.response.headers['x-edge-requestid'];
+      t.expect('Q-DBG-001', typeof id === 'string' && id.trim() !== '', {
+        documented: 'an x-edge-requestid header on every response', received: { status: ex.response.status, headers: ex.response.headers }, exchange: ex,
+      });
+    }
+  },
+});

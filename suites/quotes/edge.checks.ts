@@ -1,0 +1,60 @@
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { isObject, randomToken } from '../shared/values.ts';
+
+/** Q-EDGE-002: the edge body is {message: string} — not the platform {error} body. */
+function expectEdgeBody(t: CheckContext, ex: Exchange): void {
+  const body = ex.response.body;
+  t.expect('Q-EDGE-002', isObject(body) && typeof body.message === 'string' && !('error' in body), {
+    documented: 'the edge 403 body {message: string}, without the platform error object', received: body, exchange: ex,
+  });
+}
+
+const KEY_PATH_ENDPOINTS = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers', '/api/v1/quote/swap'];
+
+export const nonGetMethodsAnswer403WithEdgeBody = defineCheck({
+  name: 'non-get-methods-answer-403-with-edge-body',
+  service: 'quotes',
+  rules: ['Q-EDGE-001', 'Q-EDGE-002'],
+  profile: 'smoke',
+  async run(t) {
+    for (const path of KEY_PATH_ENDPOINTS) {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        const ex = await t.quotes.request({ method, path, json: {}, retry: false });
+        t.expect('Q-EDGE-001', ex.response.status === 403, {
+          documented: `${method} ${path} answered 403 (all endpoints are GET)`, received: ex.response.status, exchange: ex,
+        });
+        expectEdgeBody(t, ex);
+      }
+    }
+  },
+});
+
+export const unknownPathAnswers403WithEdgeBody = defineCheck({
+  name: 'unknown-path-answers-403-with-edge-body',
+  service: 'quotes',
+  rules: ['Q-EDGE-003', 'Q-EDGE-002'],
+  profile: 'smoke',
+  async run(t) {
+    for (const path of [`/api/v1/${randomToken('no-such-endpoint')}`, '/api/v1/quote', '/api/v1/quote/swap/extra']) {
+      const ex = await t.quotes.request({ path, retry: false });
+      t.expect('Q-EDGE-003', ex.response.status === 403, { documented: `GET ${path} (no such path) answered 403`, received: ex.response.status, exchange: ex });
+      expectEdgeBody(t, ex);
+    }
+  },
+});
+
+export const keyPathHasNoPriceEndpoint = defineCheck({
+  name: 'key-path-has-no-quote-price-endpoint',
+  service: 'quotes',
+  rules: ['Q-EDGE-004', 'Q-EDGE-002'],
+  profile: 'smoke',
+  async run(t) {
+    // Not validated against getQuotePrice: that operation belongs to the distributor path only.
+    const ex = await t.quotes.request({ path: '/api/v1/quote/price', retry: false, validate: false });
+    t.expect('Q-EDGE-004', ex.response.status === 403, {
+      documented: 'GET /api/v1/quote/price on the key path answered 403 (distributor path only)', received: ex.response.status, exchange: ex,
+    });
+    expectEdgeBody(t, ex);
+  },
+});

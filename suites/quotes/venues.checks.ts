@@ -1,0 +1,93 @@
+import bs58 from 'bs58';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { isObject } from '../shared/values.ts';
+
+interface Venues { ex: Exchange; labels: unknown[]; programIds?: unknown[] }
+
+async function getVenues(t: CheckContext, rule: string, includeProgramIds?: boolean): Promise<Venues> {
+  const ex = await t.quotes.request({ path: '/api/v1/venues', query: includeProgramIds === undefined ? undefined : { includeProgramIds } });
+  const body = ex.response.body;
+  t.expect(rule, ex.response.status === 200 && isObject(body) && Array.isArray(body.labels), {
+    documented: 'GET /api/v1/venues answers 200 with {labels: [...]}', received: body, exchange: ex,
+  });
+  return { ex, labels: body.labels as unknown[], programIds: Array.isArray(body.programIds) ? body.programIds : undefined };
+}
+
+export const venuesOmitProgramIdsUnlessAsked = defineCheck({
+  name: 'venues-omit-programids-without-includeprogramids',
+  service: 'quotes',
+  rules: ['Q-VEN-001'],
+  profile: 'smoke',
+  async run(t) {
+    for (const flag of [undefined, false]) {
+      const { ex } = await getVenues(t, 'Q-VEN-001', flag);
+      const body = ex.response.body as Record<string, unknown>;
+      t.expect('Q-VEN-001', !('programIds' in body), {
+        documented: `no programIds when includeProgramIds is ${flag === undefined ? 'omitted' : 'false'}`, received: body, exchange: ex,
+      });
+    }
+  },
+});
+
+export const venueLabelsAreUniqueStrings = defineCheck({
+  name: 'venue-labels-are-unique-non-empty-strings',
+  service: 'quotes',
+  rules: ['Q-VEN-005'],
+  profile: 'smoke',
+  async run(t) {
+    const { ex, labels } = await getVenues(t, 'Q-VEN-005');
+    t.expect('Q-VEN-005', labels.length > 0 && labels.every((l) => typeof l === 'string' && l.trim() !== ''), {
+      documented: 'labels is a non-empty list of non-empty strings', received: labels, exchange: ex,
+    });
+    const dupes = labels.filter((l, i) => labels.indexOf(l) !== i);
+    t.expect('Q-VEN-005', dupes.length === 0, { documented: 'labels are unique', received: { duplicated: dupes }, exchange: ex });
+  },
+});
+
+export const venueProgramIdsAreBase58Keys = defineCheck({
+  name: 'venue-programids-are-base58-public-keys',
+  service: 'quotes',
+  rules: ['Q-VEN-004', 'Q-VEN-002'],
+  profile: 'smoke',
+  async run(t) {
+    const { ex, programIds } = await getVenues(t, 'Q-VEN-002', true);
+    t.expect('Q-VEN-002', programIds !== undefined, { documented: 'programIds present with includeProgramIds=true', received: ex.response.body, exchange: ex });
+    for (const id of programIds) {
+      let bytes = 0;
+      try {
+        bytes = typeof id === 'string' ? bs58.decode(id).length : 0;
+      } catch { /* not base58 */ }
+      t.expect('Q-VEN-004', bytes === 32, { documented: 'each programId is a base58 string of a 32-byte public key', received: id, exchange: ex });
+    }
+  },
+});
+
+export const venueProgramIdsAlignWithLabels = defineCheck({
+  name: 'venue-programids-align-with-labels-in-every-response',
+  service: 'quotes',
+  rules: ['Q-VEN-002', 'Q-VEN-003'],
+  profile: 'smoke',
+  async run(t) {
+    // Pairs are matched within one response (Q-VEN-003); across responses the pairs themselves must agree.
+    let first: { pairs: Map<unknown, unknown>; ex: Exchange } | undefined;
+    for (let i = 0; i < 4; i++) {
+      const { ex, labels, programIds } = await getVenues(t, 'Q-VEN-002', true);
+      t.expect('Q-VEN-002', programIds !== undefined && programIds.length === labels.length, {
+        documented: 'programIds has exactly one entry per label', received: { labels: labels.length, programIds: programIds?.length ?? '(absent)' }, exchange: ex,
+      });
+      const pairs = new Map(labels.map((l, j) => [l, programIds[j]]));
+      if (!first) {
+        first = { pairs, ex };
+        continue;
+      }
+      for (const [label, id] of pairs) {
+        if (!first.pairs.has(label)) continue; // the venue set may change between requests
+        t.expect('Q-VEN-002', first.pairs.get(label) === id, {
+          documented: `programIds[i] belongs to labels[i], so venue "${String(label)}" has the same program id in every response`,
+          received: { first: first.pairs.get(label), now: id }, exchange: ex,
+        });
+      }
+    }
+  },
+});

@@ -1,0 +1,177 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { defineCheck } from '../../suites/harness/check.ts';
+import { normalizeMsgpack, retryDelay, ServiceClient } from '../../suites/harness/client.ts';
+import { toCurl } from '../../suites/harness/curl.ts';
+import { ConformanceFailure, formatFailure } from '../../suites/harness/failure.ts';
+import { buildMatrix, renderMarkdown } from '../../suites/harness/matrix.ts';
+import { clearSecrets, redact, registerSecret } from '../../suites/harness/redact.ts';
+import { runCheck } from '../../suites/harness/runner.ts';
+import type { TargetEnv } from '../../suites/harness/types.ts';
+import { decodeImage, parseDataUri } from '../../suites/shared/image.ts';
+import { parseCli, UsageError } from '../../bin/conformance.ts';
+
+describe('redaction and reproductions', () => {
+  test('a registered secret never appears in a curl reproduction; a shell variable stands in for it', () => {
+    registerSecret('sk-live-abcdef123456', 'QUOTES_API_KEY');
+    const curl = toCurl({ method: 'GET', url: 'http://127.0.0.1:9/api/v1/info?auth=sk-live-abcdef123456', headers: { 'x-api-key': 'sk-live-abcdef123456' } });
+    expect(curl).not.toContain('sk-live-abcdef123456');
+    expect(curl).toContain('"x-api-key: $QUOTES_API_KEY"');
+    expect(redact('key=sk-live-abcdef123456')).toBe('key=$QUOTES_API_KEY');
+    clearSecrets();
+  });
+
+  test('a failure names the rule, what was documented, what was received, and ends with curl and seed', () => {
+    const f = new ConformanceFailure('Q-INFO-003', { documented: 'numQuotes 1..10', received: { min: 1, max: 20 } }, { seed: 42, path: '3:1' });
+    const text = formatFailure(f, 'info-publishes-numquotes', 'numQuotes range');
+    expect(text).toMatch(/FAIL Q-INFO-003/);
+    expect(text).toMatch(/documented: numQuotes 1..10/);
+    expect(text).toMatch(/"max": 20/);
+    expect(text).toMatch(/seed:\s+42\s+path: 3:1/);
+    expect(text).toMatch(/--seed 42 --grep 'info-publishes-numquotes'/);
+  });
+});
+
+describe('handling rules decide retries', () => {
+  const h = {};
+  test('5xx on a GET is retried, on a POST only with an idempotency key', () => {
+    expect(retryDelay('orders', 'GET', h, 503, {}, 1)).toBeGreaterThan(0);
+    expect(retryDelay('orders', 'POST', h, 503, {}, 1)).toBeUndefined();
+    expect(retryDelay('orders', 'POST', { 'X-Idempotency-Key': 'k' }, 500, {}, 1)).toBeGreaterThan(0);
+  });
+  test('409 backs off on the orders service; 4xx are never retried; retries stop', () => {
+    expect(retryDelay('orders', 'GET', h, 409, {}, 1)).toBe(1000);
+    expect(retryDelay('orders', 'GET', h, 400, {}, 1)).toBeUndefined();
+    expect(retryDelay('orders', 'GET', h, 503, {}, 3)).toBeUndefined();
+  });
+  test('429 waits the seconds of retry-after', () => {
+    expect(retryDelay('quotes', 'GET', h, 429, { 'retry-after': '2' }, 1)).toBe(2000);
+    expect(retryDelay('quotes', 'GET', h, 429, {}, 1)).toBeUndefined();
+  });
+});
+
+describe('ServiceClient against a local server', () => {
+  let server: Server;
+  let url: string;
+  const hits = new Map<string, number>();
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const n = (hits.get(req.url!) ?? 0) + 1;
+      hits.set(req.url!, n);
+      if (req.url === '/flaky' && n === 1) return res.writeHead(503).end();
+      if (req.url === '/slow') return setTimeout(() => res.end('late'), 500);
+      if (req.url === '/limited' && n === 1) return res.writeHead(429, { 'retry-after': '0' }).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const client = (timeoutMs = 2000) => {
+    const recorded: string[] = [];
+    const c = new ServiceClient({ service: 'control', baseUrl: url, timeoutMs, defaultHeaders: {}, record: (e) => recorded.push(`${e.response.status}`),
+      violation: () => {}, sleep: async () => {} });
+    return { c, recorded };
+  };
+
+  test('a 503 on a GET is retried and both exchanges are recorded', async () => {
+    const { c, recorded } = client();
+    const ex = await c.request({ path: '/flaky' });
+    expect(ex.response.status).toBe(200);
+    expect(ex.attempts).toBe(2);
+    expect(recorded).toEqual(['503', '200']);
+  });
+  test('a 429 with retry-after is retried', async () => {
+    const { c } = client();
+    expect((await c.request({ path: '/limited' })).response.status).toBe(200);
+  });
+  test('no answer within the timeout is a typed failure, not a hang', async () => {
+    const { c } = client(100);
+    await expect(c.request({ path: '/slow' })).rejects.toBeInstanceOf(ConformanceFailure);
+  });
+});
+
+describe('decoding', () => {
+  test('MessagePack values normalise to their JSON twins', () => {
+    expect(normalizeMsgpack({ d: new Uint8Array([1, 2, 3]), big: 2n ** 60n, small: 5n, list: [new Uint8Array([255])] }))
+      .toEqual({ d: 'AQID', big: '1152921504606846976', small: 5, list: ['/w=='] });
+  });
+  test('images: PNG sizes come from a real decode; other formats from their headers', () => {
+    const png = new PNG({ width: 48, height: 32 });
+    const uri = `data:image/png;base64,${PNG.sync.write(png).toString('base64')}`;
+    const parsed = parseDataUri(uri)!;
+    expect(parsed.mediaType).toBe('image/png');
+    expect(decodeImage(parsed.bytes)).toEqual({ ok: true, image: { format: 'png', width: 48, height: 32 } });
+    expect(decodeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"></svg>'))).toEqual({ ok: true, image: { format: 'svg', width: 48, height: 48 } });
+    const gif = Buffer.from('474946383961300030000000', 'hex');
+    expect(decodeImage(gif)).toEqual({ ok: true, image: { format: 'gif', width: 48, height: 48 } });
+    expect(decodeImage(Buffer.from('\x89PNG\r\n\x1a\nbroken', 'latin1')).ok).toBe(false);
+    expect(parseDataUri('https://example.com/icon.png')).toBeUndefined();
+  });
+});
+
+describe('runner verdicts', () => {
+  const env: TargetEnv = {
+    ordersUrl: 'http://127.0.0.1:9', quotesUrl: 'http://127.0.0.1:9', capabilities: [], credentials: {}, profile: 'readonly',
+    seed: 1, numRuns: 5, strict: false, timeoutMs: 1000, expectedProviders: 2,
+  };
+  const check = (run: Parameters<typeof defineCheck>[0]['run'], extra: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
+    defineCheck({ name: 'a-check', service: 'quotes', rules: ['Q-INFO-003', 'Q-PROV-005'], profile: 'smoke', run, ...extra });
+
+  test('pass, gating fail, non-gating info fail, skipped, unsupported, profile, setup-failed', async () => {
+    expect((await runCheck(check(async () => {}), env)).verdict).toBe('pass');
+    const fail = await runCheck(check(async (t) => t.expect('Q-INFO-003', false, { documented: 'x' })), env);
+    expect([fail.verdict, fail.rule, fail.gating]).toEqual(['fail', 'Q-INFO-003', true]);
+    const info = await runCheck(check(async (t) => t.expect('Q-PROV-005', false, { documented: 'x' })), env);
+    expect([info.verdict, info.level, info.gating]).toEqual(['fail', 'info', false]);
+    expect((await runCheck(check(async (t) => t.skip('because')), env)).message).toBe('because');
+    expect((await runCheck(check(async () => {}, { needs: ['clock'] }), env)).verdict).toBe('unsupported');
+    expect((await runCheck(check(async () => {}, { profile: 'full' }), env)).verdict).toBe('skipped');
+    expect((await runCheck(check(async () => { throw new TypeError('oops'); }), env)).verdict).toBe('setup-failed');
+  });
+
+  test('a property failure carries the seed and the shrunk counterexample', async () => {
+    const fc = (await import('fast-check')).default;
+    const r = await runCheck(check(async (t) => t.property('Q-INFO-003', fc.integer({ min: 0, max: 100 }), async (n) => {
+      t.expect('Q-INFO-003', n < 50, { documented: 'n < 50', received: n });
+    })), env);
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toMatch(/counterexample: 50/);
+    expect(r.message).toMatch(/seed:\s+1/);
+  });
+
+  test('asserting a rule the check does not cite is a suite error', async () => {
+    expect((await runCheck(check(async (t) => t.expect('Q-INFO-002', true, { documented: 'x' })), env)).verdict).toBe('setup-failed');
+  });
+
+  test('the matrix aggregates per rule and renders a readable page', async () => {
+    const results = [await runCheck(check(async (t) => t.expect('Q-INFO-003', false, { documented: 'x' })), env)];
+    const m = buildMatrix(results, [check(async () => {})], {
+      startedAt: 'a', finishedAt: 'b', profile: 'readonly', seed: 1, strict: false, specHashes: {},
+      target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
+    }, '0');
+    expect(m.summary.verdict).toBe('fail');
+    expect(m.rules.find((r) => r.id === 'Q-INFO-003')?.verdict).toBe('fail');
+    expect(m.rules.find((r) => r.id === 'Q-PROV-005')?.verdict).toBe('not-run');
+    expect(m.rules.find((r) => r.id === 'Q-INFO-001')?.verdict).toBe('uncovered');
+    expect(renderMarkdown(m)).toMatch(/## Failures/);
+  });
+});
+
+describe('CLI options', () => {
+  const parse = (args: string[], env: NodeJS.ProcessEnv = {}) => parseCli(args, env);
+  test('defaults: embedded server, full profile; external targets default to readonly', () => {
+    expect(parse([]).config.profile).toBe('full');
+    expect(parse(['--orders-url', 'http://a', '--quotes-url', 'http://b']).config.profile).toBe('readonly');
+    expect(parse([], { CONFORMANCE_PROFILE: 'smoke', CONFORMANCE_SEED: '7' }).config).toMatchObject({ profile: 'smoke', seed: 7 });
+  });
+  test.each([
+    [['--profile', 'nope']], [['--orders-url', 'http://a']], [['--orders-url', 'ftp://a', '--quotes-url', 'http://b']],
+    [['--seed', '-1']], [['--shard', '3/2']], [['--bogus']], [['--orders-url', 'http://a', '--quotes-url', 'http://b', '--mutant', 'x']],
+  ])('bad usage %j is a UsageError', (args) => {
+    expect(() => parse(args)).toThrow(UsageError);
+  });
+});

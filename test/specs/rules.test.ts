@@ -1,0 +1,78 @@
+/** Lint of the rule catalogue (STYLE.md 7, test262 tools/lint): ids, fields, citations, coverage. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { mutants } from '../../fixtures/mutants/index.ts';
+import { allChecks } from '../../suites/index.ts';
+import { coverage } from '../../suites/harness/matrix.ts';
+import { loadCatalogue } from '../../suites/harness/rules.ts';
+import { CAPABILITIES } from '../../suites/harness/types.ts';
+
+const { rules, areas } = loadCatalogue();
+
+function xRules(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => xRules(n, out));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if ((k === 'x-rule' || k === 'x-default-rule') && typeof v === 'string') out.push(v);
+      else xRules(v, out);
+    }
+  }
+  return out;
+}
+
+describe('rule catalogue', () => {
+  test('every rule is well formed', () => {
+    const problems: string[] = [];
+    for (const r of rules.values()) {
+      const prefix = r.service === 'order-automation' ? 'OA' : 'Q';
+      if (!new RegExp(`^${prefix}-[A-Z]+-\\d{3}$`).test(r.id)) problems.push(`${r.id}: id format`);
+      if (!r.id.startsWith(`${prefix}-${r.area}-`)) problems.push(`${r.id}: id does not match area ${r.area}`);
+      if (!areas.has(`${prefix}-${r.area}`)) problems.push(`${r.id}: area ${r.area} not declared`);
+      if (!r.statement || !r.source) problems.push(`${r.id}: statement and source are required`);
+      if (!['must', 'may', 'info'].includes(r.level)) problems.push(`${r.id}: level ${r.level}`);
+      if (!['documented', 'assumed'].includes(r.basis)) problems.push(`${r.id}: basis ${r.basis}`);
+      if (!['any', 'capability', 'opportunistic'].includes(r.observe)) problems.push(`${r.id}: observe ${r.observe}`);
+      if ((r.observe === 'capability') !== (r.capabilities.length > 0)) problems.push(`${r.id}: capabilities must be listed iff observe is capability`);
+      for (const c of r.capabilities) if (!(CAPABILITIES as readonly string[]).includes(c)) problems.push(`${r.id}: unknown capability ${c}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('every rule id cited by a check exists, and check names are unique', () => {
+    const unknown = allChecks.flatMap((c) => c.rules.filter((id) => !rules.has(id)).map((id) => `${c.name} cites ${id}`));
+    expect(unknown).toEqual([]);
+    const names = allChecks.map((c) => c.name);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+  });
+
+  test('every rule id named by a mutant exists', () => {
+    expect(mutants.filter((m) => !rules.has(m.rule)).map((m) => `${m.name}: ${m.rule}`)).toEqual([]);
+  });
+
+  test('every x-rule in the specs exists', () => {
+    const missing: string[] = [];
+    for (const spec of ['order-automation', 'swap-quote']) {
+      const doc = parse(readFileSync(new URL(`../../specs/${spec}.openapi.yaml`, import.meta.url), 'utf8'));
+      for (const id of new Set(xRules(doc))) if (!rules.has(id)) missing.push(`${spec}: ${id}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test('coverage per service and area is printed and written to reports/', () => {
+    const { rows, uncovered } = coverage(allChecks);
+    const total = rows.reduce((n, r) => n + r.rules, 0);
+    const covered = rows.reduce((n, r) => n + r.covered, 0);
+    const lines = [
+      `rule coverage: ${covered}/${total} rules have at least one check (${Math.round((100 * covered) / total)}%)`,
+      ...rows.map((r) => `  ${r.service.padEnd(17)} ${r.area.padEnd(8)} ${String(r.covered).padStart(3)}/${String(r.rules).padEnd(3)}`),
+      `uncovered (${uncovered.length}): ${uncovered.join(' ')}`,
+    ];
+    console.log(lines.join('\n'));
+    const dir = new URL('../../reports/', import.meta.url);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(new URL('coverage.json', dir), JSON.stringify({ total, covered, rows, uncovered }, null, 2));
+    writeFileSync(new URL('coverage.md', dir), `# Rule coverage\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
+    expect(covered).toBeGreaterThan(0);
+  });
+});
