@@ -43,7 +43,7 @@ Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 targe
 export class UsageError extends Error {}
 
 export interface CliOptions {
-  config: Omit<TargetConfig, 'credentials'> & { ordersUrl?: string; quotesUrl?: string };
+  config: Omit<TargetConfig, 'credentials' | 'ordersUrl' | 'quotesUrl'> & { ordersUrl?: string; quotesUrl?: string };
   reportDir: string;
   grep?: string;
   shard?: string;
@@ -230,6 +230,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
+  mkdirSync(options.reportDir, { recursive: true });
   try {
     const config: TargetConfig = {
       ...cfg,
@@ -260,8 +261,10 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
       `, capabilities: ${target.capabilities.join(', ') || 'none'}`);
 
-    rmSync(options.reportDir, { recursive: true, force: true });
-    mkdirSync(options.reportDir, { recursive: true });
+    // Clear only what a run writes, so a report dir can hold other files (reports/README.md).
+    for (const name of readdirSync(options.reportDir, { withFileTypes: true }).map((d) => d.name)) {
+      if (/^(matrix\.(json|md|html)|junit\.xml|allure-results|blob-.*\.json)$/.test(name)) rmSync(join(options.reportDir, name), { recursive: true, force: true });
+    }
     const { specHashes } = await import('../generators/index.ts');
     const run: Omit<RunInfo, 'finishedAt'> = {
       startedAt: new Date().toISOString(), profile: target.profile, seed: target.seed, strict: target.strict, shard: options.shard,
@@ -285,7 +288,7 @@ export async function main(argv: string[]): Promise<number> {
         ['junit', { outputFile: join(options.reportDir, 'junit.xml') }],
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
         [join(ROOT, 'suites/harness/matrix-reporter.ts'), { reportDir: options.reportDir, run, version: VERSION }],
-        ...(options.shard ? [['blob', { outputFile: join(options.reportDir, `blob-${shardTag}.json`) }] as [string, object]] : []),
+        ...(options.shard ? [['blob', { outputFile: join(options.reportDir, `blob-${shardTag}.json`) }] as [string, Record<string, unknown>]] : []),
       ],
     });
     await vitest?.close();

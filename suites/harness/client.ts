@@ -147,14 +147,14 @@ export class ServiceClient {
       let responseHeaders: Record<string, string>;
       let raw: Buffer;
       try {
-        const res = await undiciRequest(url, {
-          method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
-        });
+        // The whole exchange, body included, within timeoutMs (undici's own timers tick coarsely).
+        const signal = AbortSignal.timeout(timeoutMs);
+        const res = await undiciRequest(url, { method, headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
         status = res.statusCode;
         responseHeaders = flatHeaders(res.headers);
         raw = Buffer.from(await res.body.arrayBuffer());
       } catch (e) {
-        if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
+        if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || (e as Error).name === 'TimeoutError') {
           const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
           throw new ConformanceFailure(rule, {
             documented: `an answer to ${method} ${spec.path} (the suite waits ${timeoutMs} ms)`,

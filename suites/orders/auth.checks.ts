@@ -33,7 +33,7 @@ export const missingServiceKeyIsRejected = defineCheck({
   service: 'orders',
   rules: ['OA-AUTH-001', 'OA-ENV-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const ex = await partnerRead(t, undefined);
     expectCode(t, 'OA-AUTH-001', ex, 401, 'INVALID_API_KEY');
     expectErrorEnvelope(t, ex);
@@ -45,7 +45,7 @@ export const unknownServiceKeyIsRejected = defineCheck({
   service: 'orders',
   rules: ['OA-AUTH-002', 'OA-ENV-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const ex = await partnerRead(t, randomToken('unknown-service-key'));
     expectCode(t, 'OA-AUTH-002', ex, 401, 'INVALID_API_KEY');
     expectErrorEnvelope(t, ex);
@@ -57,7 +57,7 @@ export const successBodyIsEnveloped = defineCheck({
   service: 'orders',
   rules: ['OA-ENV-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     if (!t.env.credentials.ordersApiKey) t.skip('no ORDERS_API_KEY and the target cannot provision a tenant');
     const ex = await partnerRead(t, t.env.credentials.ordersApiKey);
     const b = ex.response.body;
@@ -76,7 +76,7 @@ function keyStateCheck(name: string, rule: string, status: number, code: string,
     rules: [rule, 'OA-ENV-002'],
     profile: 'full',
     needs: ['tenants'],
-    async run(t) {
+    async run(t: CheckContext) {
       const key = await prepare(t);
       const ex = await partnerRead(t, key);
       expectCode(t, rule, ex, status, code);

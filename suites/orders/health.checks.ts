@@ -12,7 +12,7 @@ export const healthNeedsNoCredentials = defineCheck({
   service: 'orders',
   rules: ['OA-HEALTH-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const ex = await getHealth(t);
     t.expect('OA-HEALTH-001', ex.response.status === 200 || ex.response.status === 503, {
       documented: 'GET /health needs no X-Service-Key: 200 or 503 with a health body', received: ex.response.status, exchange: ex,
@@ -25,7 +25,7 @@ export const healthIsOutsideTheEnvelope = defineCheck({
   service: 'orders',
   rules: ['OA-HEALTH-005'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const ex = await getHealth(t);
     const body = ex.response.body;
     t.expect('OA-HEALTH-005', isObject(body) && !('success' in body) && typeof body.status === 'string', {
@@ -43,7 +43,7 @@ function healthUnder(name: string, rule: string, database: NonNullable<Faults['d
     rules: [rule],
     profile: 'full',
     needs: ['faults'],
-    async run(t) {
+    async run(t: CheckContext) {
       t.defer(() => t.control.setFaults({ database: 'healthy' }));
       await t.control.setFaults({ database });
       const ex = await getHealth(t);

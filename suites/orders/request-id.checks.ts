@@ -1,4 +1,4 @@
-import { defineCheck } from '../harness/check.ts';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { randomToken } from '../shared/values.ts';
 import { PARTNER_READ } from './auth.checks.ts';
 
@@ -7,7 +7,7 @@ export const requestIdIsEchoed = defineCheck({
   service: 'orders',
   rules: ['OA-REQID-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     // On a success and on an auth failure: the header is part of every answer, not of the handler.
     for (const key of [t.env.credentials.ordersApiKey, undefined]) {
       const id = randomToken('conformance-request');
@@ -24,7 +24,7 @@ export const requestIdIsGenerated = defineCheck({
   service: 'orders',
   rules: ['OA-REQID-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const ex = await t.orders.request({ path: PARTNER_READ, retry: false });
     const id = ex.response.headers['x-request-id'];
     t.expect('OA-REQID-002', typeof id === 'string' && id.trim() !== '', {

@@ -24,7 +24,7 @@ function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => 
     service: 'quotes',
     rules: [rule, 'Q-AUTH-003'],
     profile: 'smoke',
-    async run(t) {
+    async run(t: CheckContext) {
       for (const { path, query } of ENDPOINTS) {
         const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key() }, retry: false });
         t.expect(rule, ex.response.status === 401, { documented: `GET ${path} with ${what} answered 401`, received: ex.response.status, exchange: ex });

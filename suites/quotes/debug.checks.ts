@@ -1,4 +1,4 @@
-import { defineCheck } from '../harness/check.ts';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { randomToken } from '../shared/values.ts';
 
 export const everyResponseCarriesEdgeRequestId = defineCheck({
@@ -6,7 +6,7 @@ export const everyResponseCarriesEdgeRequestId = defineCheck({
   service: 'quotes',
   rules: ['Q-DBG-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const requests = [
       { path: '/api/v1/info' },
       { path: '/api/v1/venues', query: { includeProgramIds: true } },

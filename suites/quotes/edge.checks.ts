@@ -17,7 +17,7 @@ export const nonGetMethodsAnswer403WithEdgeBody = defineCheck({
   service: 'quotes',
   rules: ['Q-EDGE-001', 'Q-EDGE-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     for (const path of KEY_PATH_ENDPOINTS) {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
         const ex = await t.quotes.request({ method, path, json: {}, retry: false });
@@ -35,7 +35,7 @@ export const unknownPathAnswers403WithEdgeBody = defineCheck({
   service: 'quotes',
   rules: ['Q-EDGE-003', 'Q-EDGE-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     for (const path of [`/api/v1/${randomToken('no-such-endpoint')}`, '/api/v1/quote', '/api/v1/quote/swap/extra']) {
       const ex = await t.quotes.request({ path, retry: false });
       t.expect('Q-EDGE-003', ex.response.status === 403, { documented: `GET ${path} (no such path) answered 403`, received: ex.response.status, exchange: ex });
@@ -49,7 +49,7 @@ export const keyPathHasNoPriceEndpoint = defineCheck({
   service: 'quotes',
   rules: ['Q-EDGE-004', 'Q-EDGE-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     // Not validated against getQuotePrice: that operation belongs to the distributor path only.
     const ex = await t.quotes.request({ path: '/api/v1/quote/price', retry: false, validate: false });
     t.expect('Q-EDGE-004', ex.response.status === 403, {

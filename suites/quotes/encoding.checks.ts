@@ -1,4 +1,4 @@
-import { defineCheck } from '../harness/check.ts';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { normalizeMsgpack } from '../harness/client.ts';
 import { deepEqual, firstDifference, isObject } from '../shared/values.ts';
 
@@ -16,7 +16,7 @@ export const acceptJsonGivesJson = defineCheck({
   service: 'quotes',
   rules: ['Q-ENC-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     for (const { path, query } of STABLE_ENDPOINTS) {
       const ex = await t.quotes.request({ path, query, headers: { accept: JSON_TYPE } });
       t.expect('Q-ENC-001', ex.response.status === 200 && ex.response.mediaType === JSON_TYPE && !ex.response.decodeError, {
@@ -33,7 +33,7 @@ function msgpackCheck(name: string, accept: string | undefined, rule: 'Q-ENC-002
     service: 'quotes',
     rules: [rule],
     profile: 'smoke',
-    async run(t) {
+    async run(t: CheckContext) {
       for (const { path, query } of STABLE_ENDPOINTS) {
         const ex = await t.quotes.request({ path, query, headers: { accept } });
         t.expect(rule, ex.response.status === 200 && ex.response.mediaType === MSGPACK && !ex.response.decodeError, {
@@ -61,7 +61,7 @@ export const jsonAndMsgpackCarryTheSameValues = defineCheck({
   service: 'quotes',
   rules: ['Q-ENC-004', 'Q-VEN-003'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     for (const { path, query } of STABLE_ENDPOINTS) {
       const json = await t.quotes.request({ path, query, headers: { accept: JSON_TYPE } });
       const packed = await t.quotes.request({ path, query, headers: { accept: MSGPACK } });

@@ -13,7 +13,7 @@ export const infoPublishesIntegerProtocolVersion = defineCheck({
   service: 'quotes',
   rules: ['Q-INFO-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, info } = await getInfo(t);
     const v = at(info, 'protocolVersion');
     t.expect('Q-INFO-001', isObject(v) && ['major', 'minor', 'patch'].every((k) => isNonNegativeInteger(v[k])), {
@@ -46,7 +46,7 @@ export const infoSettingChecks: Check[] = DOCUMENTED_SETTINGS.map(({ name, rule,
   service: 'quotes',
   rules: [rule],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, info } = await getInfo(t);
     const actual = at(info, path);
     t.expect(rule, matches(actual, value), { documented: `${path} = ${JSON.stringify(value)}`, received: actual ?? '(absent)', exchange: ex });
@@ -66,7 +66,7 @@ export const infoRangesAreOrdered = defineCheck({
   service: 'quotes',
   rules: ['Q-INFO-011'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, info } = await getInfo(t);
     const found = ranges(at(info, 'settings'), 'settings');
     t.expect('Q-INFO-011', found.length > 0, { documented: 'settings carries {min, max, default} ranges', received: at(info, 'settings'), exchange: ex });

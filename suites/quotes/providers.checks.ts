@@ -18,7 +18,7 @@ export const providersHaveIdNameKind = defineCheck({
   service: 'quotes',
   rules: ['Q-PROV-001', 'Q-PROV-006'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, providers } = await getProviders(t);
     for (const p of providers) {
       t.expect('Q-PROV-001', ['id', 'name', 'kind'].every((k) => typeof p[k] === 'string' && p[k] !== ''), {
@@ -35,7 +35,7 @@ export const providersOmitIconsUnlessAsked = defineCheck({
   service: 'quotes',
   rules: ['Q-PROV-002', 'Q-PROV-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     for (const query of [undefined, { includeIcons: false }]) {
       const { ex, providers } = await getProviders(t, query);
       const withIcon = providers.filter((p) => 'iconUri48' in p).map((p) => p.id);
@@ -51,7 +51,7 @@ export const providerIconsAre48x48DataUris = defineCheck({
   service: 'quotes',
   rules: ['Q-PROV-003', 'Q-PROV-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, providers } = await getProviders(t, { includeIcons: true });
     for (const p of providers) {
       const uri = p.iconUri48;
@@ -78,7 +78,7 @@ export const keyPathOffersTheExpectedProviderCount = defineCheck({
   service: 'quotes',
   rules: ['Q-PROV-004', 'Q-PROV-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, providers } = await getProviders(t);
     const expected = t.env.expectedProviders;
     t.expect('Q-PROV-004', providers.length === expected, {
@@ -92,7 +92,7 @@ export const providerKindIsReported = defineCheck({
   service: 'quotes',
   rules: ['Q-PROV-005', 'Q-PROV-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, providers } = await getProviders(t);
     for (const p of providers) {
       t.expect('Q-PROV-005', typeof p.kind === 'string' && p.kind.length > 0, { documented: 'kind is a non-empty string', received: p, exchange: ex });

@@ -19,7 +19,7 @@ export const venuesOmitProgramIdsUnlessAsked = defineCheck({
   service: 'quotes',
   rules: ['Q-VEN-001'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     for (const flag of [undefined, false]) {
       const { ex } = await getVenues(t, 'Q-VEN-001', flag);
       const body = ex.response.body as Record<string, unknown>;
@@ -35,7 +35,7 @@ export const venueLabelsAreUniqueStrings = defineCheck({
   service: 'quotes',
   rules: ['Q-VEN-005'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, labels } = await getVenues(t, 'Q-VEN-005');
     t.expect('Q-VEN-005', labels.length > 0 && labels.every((l) => typeof l === 'string' && l.trim() !== ''), {
       documented: 'labels is a non-empty list of non-empty strings', received: labels, exchange: ex,
@@ -50,7 +50,7 @@ export const venueProgramIdsAreBase58Keys = defineCheck({
   service: 'quotes',
   rules: ['Q-VEN-004', 'Q-VEN-002'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     const { ex, programIds } = await getVenues(t, 'Q-VEN-002', true);
     t.expect('Q-VEN-002', programIds !== undefined, { documented: 'programIds present with includeProgramIds=true', received: ex.response.body, exchange: ex });
     for (const id of programIds) {
@@ -68,7 +68,7 @@ export const venueProgramIdsAlignWithLabels = defineCheck({
   service: 'quotes',
   rules: ['Q-VEN-002', 'Q-VEN-003'],
   profile: 'smoke',
-  async run(t) {
+  async run(t: CheckContext) {
     // Pairs are matched within one response (Q-VEN-003); across responses the pairs themselves must agree.
     let first: { pairs: Map<unknown, unknown>; ex: Exchange } | undefined;
     for (let i = 0; i < 4; i++) {

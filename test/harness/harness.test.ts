@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { defineCheck } from '../../suites/harness/check.ts';
+import { defineCheck, type CheckContext } from '../../suites/harness/check.ts';
 import { normalizeMsgpack, retryDelay, ServiceClient } from '../../suites/harness/client.ts';
 import { toCurl } from '../../suites/harness/curl.ts';
 import { ConformanceFailure, formatFailure } from '../../suites/harness/failure.ts';
@@ -61,7 +61,7 @@ describe('ServiceClient against a local server', () => {
       const n = (hits.get(req.url!) ?? 0) + 1;
       hits.set(req.url!, n);
       if (req.url === '/flaky' && n === 1) return res.writeHead(503).end();
-      if (req.url === '/slow') return setTimeout(() => res.end('late'), 500);
+      if (req.url === '/slow') return setTimeout(() => res.end('late'), 2000);
       if (req.url === '/limited' && n === 1) return res.writeHead(429, { 'retry-after': '0' }).end();
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n }));
     });
@@ -89,7 +89,7 @@ describe('ServiceClient against a local server', () => {
     expect((await c.request({ path: '/limited' })).response.status).toBe(200);
   });
   test('no answer within the timeout is a typed failure, not a hang', async () => {
-    const { c } = client(100);
+    const { c } = client(150);
     await expect(c.request({ path: '/slow' })).rejects.toBeInstanceOf(ConformanceFailure);
   });
 });
@@ -135,7 +135,7 @@ describe('runner verdicts', () => {
 
   test('a property failure carries the seed and the shrunk counterexample', async () => {
     const fc = (await import('fast-check')).default;
-    const r = await runCheck(check(async (t) => t.property('Q-INFO-003', fc.integer({ min: 0, max: 100 }), async (n) => {
+    const r = await runCheck(check(async (t: CheckContext) => t.property('Q-INFO-003', fc.integer({ min: 0, max: 100 }), async (n) => {
       t.expect('Q-INFO-003', n < 50, { documented: 'n < 50', received: n });
     })), env);
     expect(r.verdict).toBe('fail');

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+/**
+ * `npm run serve -- --port N [--mutant NAME] [--variant NAME] [--environment staging|production]`
+ *
+ * Starts the reference server (both services and the control API on one port of 127.0.0.1) and prints one JSON line
+ * with its URLs once listening. `--list-mutants` prints the mutant catalogue (name, rule, description; tab-separated,
+ * one per line) and `--list-variants` the benign variants (name, description). Bad options: one line on stderr, exit 2.
+ */
+import { parseArgs } from 'node:util';
+import { mutants, variants } from '../fixtures/mutants/index.ts';
+import { startReferenceServer, type ReferenceServerOptions } from '../fixtures/server/index.ts';
+
+function usage(message: string): never {
+  process.stderr.write(`serve: ${message.replace(/\s+/g, ' ')}\n`);
+  process.exit(2);
+}
+
+function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: boolean; listVariants: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        mutant: { type: 'string' },
+        variant: { type: 'string' },
+        environment: { type: 'string' },
+        'list-mutants': { type: 'boolean' },
+        'list-variants': { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  let port = 0;
+  if (values.port !== undefined) {
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) usage(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+    port = Number(values.port);
+  }
+  const environment = values.environment;
+  if (environment !== undefined && environment !== 'staging' && environment !== 'production') {
+    usage(`--environment must be staging or production, got "${environment}"`);
+  }
+  if (values.mutant !== undefined && !mutants.some((m) => m.name === values.mutant)) {
+    usage(`unknown mutant "${values.mutant}" (see --list-mutants)`);
+  }
+  if (values.variant !== undefined && !variants.some((v) => v.name === values.variant)) {
+    usage(`unknown variant "${values.variant}"; valid variants: ${variants.map((v) => v.name).join(', ')}`);
+  }
+  return {
+    port,
+    mutant: values.mutant,
+    variant: values.variant,
+    environment,
+    listMutants: values['list-mutants'] ?? false,
+    listVariants: values['list-variants'] ?? false,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.listMutants || options.listVariants) {
+    if (options.listMutants) for (const m of mutants) process.stdout.write(`${m.name}\t${m.rule}\t${m.description}\n`);
+    if (options.listVariants) for (const v of variants) process.stdout.write(`${v.name}\t${v.description}\n`);
+    return;
+  }
+
+  let server;
+  try {
+    server = await startReferenceServer(options);
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  process.stdout.write(`${JSON.stringify({
+    orders: server.ordersUrl,
+    quotes: server.quotesUrl,
+    control: server.controlUrl,
+    mutant: server.mutant ?? null,
+    variant: server.variant ?? null,
+  })}\n`);
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+await main();

@@ -1,0 +1,162 @@
+// A small JSON Schema 2020-12 matcher used by the arbitraries to keep their promises (a "valid" value matches,
+// an "invalid" one does not) without compiling schemas at run time. Covers the keywords the arbitraries
+// understand; unknown keywords and annotations are ignored (treated as satisfied), `format` is never checked
+// (the generated validators use validateFormats: false too). The property tests check it against Ajv.
+import type { JsonSchema } from './model.js';
+import { getByRef, isSchema, isSchemaObject } from './schema-walk.js';
+
+const patternCache = new Map<string, RegExp>();
+export function schemaRegExp(pattern: string): RegExp {
+  let re = patternCache.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern, 'u');
+    patternCache.set(pattern, re);
+  }
+  return re;
+}
+
+/** JSON with sorted keys: equal JSON values give equal strings. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isSchemaObject(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'undefined';
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+export function jsonType(v: unknown): 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object' | 'other' {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'boolean';
+  if (typeof v === 'number') return Number.isFinite(v) ? (Number.isInteger(v) ? 'integer' : 'number') : 'other';
+  if (typeof v === 'string') return 'string';
+  if (Array.isArray(v)) return 'array';
+  if (isSchemaObject(v)) return 'object';
+  return 'other';
+}
+
+function typeMatches(v: unknown, t: unknown): boolean {
+  const actual = jsonType(v);
+  if (t === 'number') return actual === 'number' || actual === 'integer';
+  return actual === t;
+}
+
+/** Code points, as JSON Schema (and Ajv) count string length. */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** Does `value` match `schema`? `root` resolves `#/...` references. */
+export function matchesSchema(value: unknown, schema: JsonSchema, root?: unknown): boolean {
+  return check(value, schema, root, 0);
+}
+
+function check(v: unknown, schema: unknown, root: unknown, depth: number): boolean {
+  if (schema === true || schema === undefined) return true;
+  if (schema === false) return false;
+  if (!isSchemaObject(schema)) return true;
+  if (depth > 200) throw new Error('matchesSchema: schema recursion too deep');
+  const s = schema;
+  const sub = (x: unknown, sch: unknown): boolean => check(x, sch, root, depth + 1);
+
+  if (typeof s['$ref'] === 'string') {
+    const target = getByRef(root, s['$ref']);
+    if (!isSchema(target)) throw new Error(`matchesSchema: $ref ${s['$ref']} does not resolve`);
+    if (!sub(v, target)) return false;
+  }
+  if (s['type'] !== undefined) {
+    const types = Array.isArray(s['type']) ? s['type'] : [s['type']];
+    if (!types.some((t) => typeMatches(v, t))) return false;
+  }
+  if (own(s, 'const') && !jsonEqual(v, s['const'])) return false;
+  if (Array.isArray(s['enum']) && !s['enum'].some((e) => jsonEqual(v, e))) return false;
+  if (Array.isArray(s['allOf']) && !s['allOf'].every((x) => sub(v, x))) return false;
+  if (Array.isArray(s['anyOf']) && !s['anyOf'].some((x) => sub(v, x))) return false;
+  if (Array.isArray(s['oneOf']) && s['oneOf'].filter((x) => sub(v, x)).length !== 1) return false;
+  if (s['not'] !== undefined && sub(v, s['not'])) return false;
+  if (s['if'] !== undefined) {
+    if (sub(v, s['if'])) {
+      if (s['then'] !== undefined && !sub(v, s['then'])) return false;
+    } else if (s['else'] !== undefined && !sub(v, s['else'])) return false;
+  }
+
+  if (typeof v === 'number') {
+    const num = (k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+    const min = num('minimum');
+    const max = num('maximum');
+    const xmin = num('exclusiveMinimum');
+    const xmax = num('exclusiveMaximum');
+    const mult = num('multipleOf');
+    if (min !== undefined && !(v >= min)) return false;
+    if (max !== undefined && !(v <= max)) return false;
+    if (xmin !== undefined && !(v > xmin)) return false;
+    if (xmax !== undefined && !(v < xmax)) return false;
+    // Ajv's test: data / multipleOf must be an integer.
+    if (mult !== undefined && !Number.isInteger(v / mult)) return false;
+  }
+
+  if (typeof v === 'string') {
+    const len = (typeof s['minLength'] === 'number' || typeof s['maxLength'] === 'number') ? codePointLength(v) : 0;
+    if (typeof s['minLength'] === 'number' && len < s['minLength']) return false;
+    if (typeof s['maxLength'] === 'number' && len > s['maxLength']) return false;
+    if (typeof s['pattern'] === 'string' && !schemaRegExp(s['pattern']).test(v)) return false;
+  }
+
+  if (Array.isArray(v)) {
+    if (typeof s['minItems'] === 'number' && v.length < s['minItems']) return false;
+    if (typeof s['maxItems'] === 'number' && v.length > s['maxItems']) return false;
+    if (s['uniqueItems'] === true && new Set(v.map(canonicalJson)).size !== v.length) return false;
+    const prefix = Array.isArray(s['prefixItems']) ? s['prefixItems'] : [];
+    for (let i = 0; i < prefix.length && i < v.length; i++) if (!sub(v[i], prefix[i])) return false;
+    if (s['items'] !== undefined) for (let i = prefix.length; i < v.length; i++) if (!sub(v[i], s['items'])) return false;
+    if (s['contains'] !== undefined) {
+      const n = v.filter((x) => sub(x, s['contains'])).length;
+      const minC = typeof s['minContains'] === 'number' ? s['minContains'] : 1;
+      if (n < minC) return false;
+      if (typeof s['maxContains'] === 'number' && n > s['maxContains']) return false;
+    }
+  }
+
+  if (isSchemaObject(v)) {
+    const keys = Object.keys(v);
+    if (typeof s['minProperties'] === 'number' && keys.length < s['minProperties']) return false;
+    if (typeof s['maxProperties'] === 'number' && keys.length > s['maxProperties']) return false;
+    if (Array.isArray(s['required']) && !s['required'].every((k) => typeof k !== 'string' || own(v, k))) return false;
+    const props = isSchemaObject(s['properties']) ? s['properties'] : {};
+    const patterns = isSchemaObject(s['patternProperties']) ? Object.entries(s['patternProperties']) : [];
+    for (const k of keys) {
+      let evaluated = false;
+      if (own(props, k)) {
+        evaluated = true;
+        if (!sub(v[k], props[k])) return false;
+      }
+      for (const [p, ps] of patterns) {
+        if (schemaRegExp(p).test(k)) {
+          evaluated = true;
+          if (!sub(v[k], ps)) return false;
+        }
+      }
+      if (!evaluated && s['additionalProperties'] !== undefined && !sub(v[k], s['additionalProperties'])) return false;
+      if (s['propertyNames'] !== undefined && !sub(k, s['propertyNames'])) return false;
+    }
+    if (isSchemaObject(s['dependentRequired'])) {
+      for (const [k, deps] of Object.entries(s['dependentRequired'])) {
+        if (own(v, k) && Array.isArray(deps) && !deps.every((d) => typeof d !== 'string' || own(v, d))) return false;
+      }
+    }
+    if (isSchemaObject(s['dependentSchemas'])) {
+      for (const [k, ds] of Object.entries(s['dependentSchemas'])) if (own(v, k) && !sub(v, ds)) return false;
+    }
+  }
+  return true;
+}
