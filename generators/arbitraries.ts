@@ -28,21 +28,25 @@ export function validValue(schema: JsonSchema, options: ArbitraryOptions = {}): 
   return boundedFilter(validArb(schema, ctx, 0), (v) => matchesSchema(v, schema, ctx.root), 'a valid value (final check)', 50);
 }
 
+/** Most invalid-value candidates kept per schema (evenly spread over the sites found). */
+const MAX_INVALID_CANDIDATES = 150;
+
 /**
  * Values invalid for `schema`, each with the violation it was built to carry (keyword and instance path, as
- * Ajv reports them). Candidates that never produce an invalid value (checked at construction, fixed seed)
- * are dropped. Throws UnsupportedSchemaError when none is left (a schema such as `{}` accepts everything).
+ * Ajv reports them). A candidate that turns out valid (another anyOf branch accepts it) is retried.
+ * Throws UnsupportedSchemaError when no invalid value can be built (a schema such as `{}` accepts everything).
  */
 export function invalidValue(schema: JsonSchema, options: ArbitraryOptions = {}): fc.Arbitrary<InvalidValue> {
   const ctx = makeCtx(options);
   const fails = (v: InvalidValue | typeof NO_VALUE): v is InvalidValue => v !== NO_VALUE && !matchesSchema(v.value, schema, ctx.root);
-  const candidates = invalidCandidates(schema, ctx, 0, false)
-    .map((c) => safe(c))
-    .filter((c) => produces(c, fails, 8));
+  const all = invalidCandidates(schema, ctx, 0, false);
+  const step = Math.max(1, all.length / MAX_INVALID_CANDIDATES);
+  const candidates: fc.Arbitrary<InvalidValue | typeof NO_VALUE>[] = [];
+  for (let i = 0; i < all.length && candidates.length < MAX_INVALID_CANDIDATES; i += step) candidates.push(safe(all[Math.floor(i)] as fc.Arbitrary<InvalidValue>));
   const [first] = candidates;
-  if (!first) throw new UnsupportedSchemaError('no invalid value can be built for this schema (it accepts any value?)');
-  const arb = candidates.length === 1 ? first : fc.oneof(...candidates);
-  return boundedFilter(arb, fails, 'an invalid value', 200) as fc.Arbitrary<InvalidValue>;
+  const arb = first === undefined ? undefined : candidates.length === 1 ? first : fc.oneof(...candidates);
+  if (!arb || !produces(arb, fails, 10)) throw new UnsupportedSchemaError('no invalid value can be built for this schema (it accepts any value?)');
+  return boundedFilter(arb, fails, 'an invalid value', 500) as fc.Arbitrary<InvalidValue>;
 }
 
 /** Instance-path patterns (`*` = any index/key) of the subschemas marked `x-assumed: true`. */

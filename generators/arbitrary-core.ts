@@ -28,7 +28,26 @@ export interface Ctx {
   validCache: WeakMap<object, Map<number, fc.Arbitrary<unknown>>>;
 }
 
+const ctxCache = new WeakMap<object, Map<string, Ctx>>();
+const NO_ROOT = {};
+
+/** The context for these options; shared between calls with the same root and sizes (arbitraries are pure). */
 export function makeCtx(o: ArbitraryOptions = {}): Ctx {
+  const key = typeof o.root === 'object' && o.root !== null ? o.root : NO_ROOT;
+  const sizes = [o.maxLength, o.maxItems, o.maxKeys, o.maxDepth].join(',');
+  let byRoot = ctxCache.get(key);
+  if (!byRoot) {
+    byRoot = new Map();
+    ctxCache.set(key, byRoot);
+  }
+  const hit = byRoot.get(sizes);
+  if (hit && hit.root === o.root) return hit;
+  const ctx = newCtx(o);
+  byRoot.set(sizes, ctx);
+  return ctx;
+}
+
+function newCtx(o: ArbitraryOptions): Ctx {
   return {
     root: o.root,
     maxLength: o.maxLength ?? 16,
@@ -91,15 +110,18 @@ export interface Norm {
   conds: { if: JsonSchema; then?: JsonSchema; else?: JsonSchema }[];
   nots: JsonSchema[];
   patterns: string[];
-  /** Schemas the value must also match (checked by filtering). */
+  /** Schemas the value must also match (checked by filtering where the value is built). */
   checks: JsonSchema[];
+  /** Branch exclusions (`not` the other oneOf branches, `not` the `if` of a chosen `else`): enforced by the
+   * caller's filter against the original schema, not where the value is built. */
+  excl: JsonSchema[];
   assumed: boolean;
   /** Why no value can match (false schema, empty enum intersection, contradicting types). */
   unsat?: string;
 }
 
 export function emptyNorm(): Norm {
-  return { s: {}, alts: [], conds: [], nots: [], patterns: [], checks: [], assumed: false };
+  return { s: {}, alts: [], conds: [], nots: [], patterns: [], checks: [], excl: [], assumed: false };
 }
 
 export function cloneNorm(n: Norm): Norm {
@@ -110,6 +132,7 @@ export function cloneNorm(n: Norm): Norm {
     nots: [...n.nots],
     patterns: [...n.patterns],
     checks: [...n.checks],
+    excl: [...n.excl],
     assumed: n.assumed,
     ...(n.unsat ? { unsat: n.unsat } : {}),
   };
@@ -237,11 +260,11 @@ function mergeKeyword(n: Norm, k: string, v: unknown): void {
   // Annotations and anything else: the first one wins.
 }
 
-/** An equivalent plain schema of a Norm (for matching). */
-export function normToSchema(n: Norm): JsonSchema {
+/** An equivalent plain schema of a Norm (for matching); without the branch exclusions when `withExcl` is false. */
+export function normToSchema(n: Norm, withExcl = true): JsonSchema {
   if (n.unsat) return false;
   const s: JsonSchemaObject = { ...n.s };
-  const all: JsonSchema[] = [...n.checks, ...n.patterns.map((p) => ({ pattern: p }))];
+  const all: JsonSchema[] = [...n.checks, ...(withExcl ? n.excl : []), ...n.patterns.map((p) => ({ pattern: p }))];
   for (const a of n.alts) all.push({ [a.kind]: a.branches });
   for (const c of n.conds) all.push({ if: c.if, ...(c.then !== undefined ? { then: c.then } : {}), ...(c.else !== undefined ? { else: c.else } : {}) });
   for (const x of n.nots) all.push({ not: x });
@@ -265,7 +288,7 @@ export function expandAlts(n: Norm, ctx: Ctx): Norm[] {
   for (const b of first?.branches ?? []) {
     const c = cloneNorm(base);
     absorb(c, b, ctx, 0);
-    if (first?.kind === 'oneOf') for (const other of first.branches) if (other !== b) c.checks.push({ not: other });
+    if (first?.kind === 'oneOf') for (const other of first.branches) if (other !== b) c.excl.push({ not: other });
     out.push(...expandAlts(c, ctx));
     if (out.length >= MAX_COMBOS) break;
   }
@@ -281,7 +304,7 @@ export function chooseConds(n: Norm, bits: readonly boolean[], ctx: Ctx): Norm {
       absorb(c, cond.if, ctx, 0);
       if (cond.then !== undefined) absorb(c, cond.then, ctx, 0);
     } else {
-      c.checks.push({ not: cond.if });
+      c.excl.push({ not: cond.if });
       if (cond.else !== undefined) absorb(c, cond.else, ctx, 0);
     }
   });

@@ -12,7 +12,6 @@ import {
   normToSchema,
   normalize,
   notRequiredSets,
-  produces,
   safe,
   typesOf,
   type Ctx,
@@ -64,9 +63,7 @@ function choiceArb(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<unknown> {
   const reasons: string[] = [];
   for (const c of expandAlts(n, ctx)) {
     try {
-      const a = c.conds.length > 0 ? condArb(c, ctx, depth) : safe(validFlat(c, ctx, depth));
-      if (n.alts.length === 0 || produces(a, (v) => v !== NO_VALUE)) arbs.push(a);
-      else reasons.push('a branch never produced a value');
+      arbs.push(c.conds.length > 0 ? condArb(c, ctx, depth) : safe(validFlat(c, ctx, depth)));
     } catch (e) {
       if (!(e instanceof UnsupportedSchemaError)) throw e;
       reasons.push(e.message);
@@ -81,8 +78,7 @@ function condArb(c: Norm, ctx: Ctx, depth: number): fc.Arbitrary<unknown> {
   const memo = new Map<string, fc.Arbitrary<unknown>>();
   const build = (bits: boolean[]): fc.Arbitrary<unknown> => {
     try {
-      const a = safe(choiceArb(chooseConds(c, bits, ctx), ctx, depth));
-      return produces(a, (v) => v !== NO_VALUE) ? a : fc.constant(NO_VALUE);
+      return safe(choiceArb(chooseConds(c, bits, ctx), ctx, depth));
     } catch (e) {
       if (!(e instanceof UnsupportedSchemaError)) throw e;
       return fc.constant(NO_VALUE);
@@ -102,7 +98,7 @@ function condArb(c: Norm, ctx: Ctx, depth: number): fc.Arbitrary<unknown> {
 /** A Norm without alternatives. */
 export function validFlat(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<unknown> {
   if (n.unsat) throw new UnsupportedSchemaError(`no valid value: ${n.unsat}`);
-  const full = normToSchema(n);
+  const full = normToSchema(n, false);
   const s = n.s;
   let arb: fc.Arbitrary<unknown>;
   if ('const' in s) {
@@ -301,7 +297,7 @@ function arrayArb(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<unknown[]> {
       out.splice(at % (out.length + 1), 0, ...c);
       return out.slice(0, Math.max(num(s['maxItems']) ?? Infinity, c.length));
     });
-    arb = boundedFilter(arb, (a) => matchesSchema(a, normToSchema(n), ctx.root), 'contains');
+    arb = boundedFilter(arb, (a) => matchesSchema(a, normToSchema(n, false), ctx.root), 'contains');
   }
   return arb;
 }
@@ -397,7 +393,7 @@ function objectArb(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<Record<string
   const needsCheck =
     notSets.length > 0 || 'maxProperties' in s || 'minProperties' in s || 'dependentRequired' in s || 'dependentSchemas' in s || patternProps.length > 1 || propertyNames !== undefined;
   if (needsCheck) {
-    const full = normToSchema({ ...n, alts: [], conds: [], checks: [], nots: n.nots.filter((x) => isSchemaObject(x) && Array.isArray(x['required'])) });
+    const full = normToSchema({ ...n, alts: [], conds: [], checks: [], nots: n.nots.filter((x) => isSchemaObject(x) && Array.isArray(x['required'])) }, false);
     arb = boundedFilter(arb, (o) => matchesSchema(o, full, ctx.root), 'object constraints (not/min/maxProperties/dependencies)');
   }
   return arb;

@@ -28,6 +28,8 @@ export function canonicalJson(v: unknown): string {
 }
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   return canonicalJson(a) === canonicalJson(b);
 }
 
@@ -61,33 +63,65 @@ export function matchesSchema(value: unknown, schema: JsonSchema, root?: unknown
   return check(value, schema, root, 0);
 }
 
+const refCache = new WeakMap<object, Map<string, unknown>>();
+const NO_ROOT = {};
+function deref(root: unknown, ref: string): unknown {
+  const key = typeof root === 'object' && root !== null ? root : NO_ROOT;
+  let m = refCache.get(key);
+  if (!m) {
+    m = new Map();
+    refCache.set(key, m);
+  }
+  if (m.has(ref)) return m.get(ref);
+  const t = getByRef(root, ref);
+  if (!isSchema(t)) throw new Error(`matchesSchema: $ref ${ref} does not resolve`);
+  m.set(ref, t);
+  return t;
+}
+
 function check(v: unknown, schema: unknown, root: unknown, depth: number): boolean {
   if (schema === true || schema === undefined) return true;
   if (schema === false) return false;
   if (!isSchemaObject(schema)) return true;
   if (depth > 200) throw new Error('matchesSchema: schema recursion too deep');
   const s = schema;
-  const sub = (x: unknown, sch: unknown): boolean => check(x, sch, root, depth + 1);
+  const d = depth + 1;
 
-  if (typeof s['$ref'] === 'string') {
-    const target = getByRef(root, s['$ref']);
-    if (!isSchema(target)) throw new Error(`matchesSchema: $ref ${s['$ref']} does not resolve`);
-    if (!sub(v, target)) return false;
-  }
-  if (s['type'] !== undefined) {
-    const types = Array.isArray(s['type']) ? s['type'] : [s['type']];
-    if (!types.some((t) => typeMatches(v, t))) return false;
+  if (typeof s['$ref'] === 'string' && !check(v, deref(root, s['$ref']), root, d)) return false;
+  const type = s['type'];
+  if (type !== undefined) {
+    if (Array.isArray(type)) {
+      let ok = false;
+      for (const t of type) if (typeMatches(v, t)) { ok = true; break; }
+      if (!ok) return false;
+    } else if (!typeMatches(v, type)) return false;
   }
   if (own(s, 'const') && !jsonEqual(v, s['const'])) return false;
-  if (Array.isArray(s['enum']) && !s['enum'].some((e) => jsonEqual(v, e))) return false;
-  if (Array.isArray(s['allOf']) && !s['allOf'].every((x) => sub(v, x))) return false;
-  if (Array.isArray(s['anyOf']) && !s['anyOf'].some((x) => sub(v, x))) return false;
-  if (Array.isArray(s['oneOf']) && s['oneOf'].filter((x) => sub(v, x)).length !== 1) return false;
-  if (s['not'] !== undefined && sub(v, s['not'])) return false;
+  const en = s['enum'];
+  if (Array.isArray(en)) {
+    let ok = false;
+    for (const e of en) if (jsonEqual(v, e)) { ok = true; break; }
+    if (!ok) return false;
+  }
+  const allOf = s['allOf'];
+  if (Array.isArray(allOf)) for (const x of allOf) if (!check(v, x, root, d)) return false;
+  const anyOf = s['anyOf'];
+  if (Array.isArray(anyOf)) {
+    let ok = false;
+    for (const x of anyOf) if (check(v, x, root, d)) { ok = true; break; }
+    if (!ok) return false;
+  }
+  const oneOf = s['oneOf'];
+  if (Array.isArray(oneOf)) {
+    let n = 0;
+    for (const x of oneOf) if (check(v, x, root, d) && ++n > 1) return false;
+    if (n !== 1) return false;
+  }
+  if (s['not'] !== undefined && check(v, s['not'], root, d)) return false;
   if (s['if'] !== undefined) {
-    if (sub(v, s['if'])) {
-      if (s['then'] !== undefined && !sub(v, s['then'])) return false;
-    } else if (s['else'] !== undefined && !sub(v, s['else'])) return false;
+    if (check(v, s['if'], root, d)) {
+      if (s['then'] !== undefined && !check(v, s['then'], root, d)) return false;
+    } else if (s['else'] !== undefined && !check(v, s['else'], root, d)) return false;
   }
 
   if (typeof v === 'number') {
@@ -117,10 +151,13 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
     if (typeof s['maxItems'] === 'number' && v.length > s['maxItems']) return false;
     if (s['uniqueItems'] === true && new Set(v.map(canonicalJson)).size !== v.length) return false;
     const prefix = Array.isArray(s['prefixItems']) ? s['prefixItems'] : [];
-    for (let i = 0; i < prefix.length && i < v.length; i++) if (!sub(v[i], prefix[i])) return false;
-    if (s['items'] !== undefined) for (let i = prefix.length; i < v.length; i++) if (!sub(v[i], s['items'])) return false;
-    if (s['contains'] !== undefined) {
-      const n = v.filter((x) => sub(x, s['contains'])).length;
+    for (let i = 0; i < prefix.length && i < v.length; i++) if (!check(v[i], prefix[i], root, d)) return false;
+    const items = s['items'];
+    if (items !== undefined) for (let i = prefix.length; i < v.length; i++) if (!check(v[i], items, root, d)) return false;
+    const contains = s['contains'];
+    if (contains !== undefined) {
+      let n = 0;
+      for (const x of v) if (check(x, contains, root, d)) n++;
       const minC = typeof s['minContains'] === 'number' ? s['minContains'] : 1;
       if (n < minC) return false;
       if (typeof s['maxContains'] === 'number' && n > s['maxContains']) return false;
@@ -131,23 +168,24 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
     const keys = Object.keys(v);
     if (typeof s['minProperties'] === 'number' && keys.length < s['minProperties']) return false;
     if (typeof s['maxProperties'] === 'number' && keys.length > s['maxProperties']) return false;
-    if (Array.isArray(s['required']) && !s['required'].every((k) => typeof k !== 'string' || own(v, k))) return false;
+    const required = s['required'];
+    if (Array.isArray(required)) for (const k of required) if (typeof k === 'string' && !own(v, k)) return false;
     const props = isSchemaObject(s['properties']) ? s['properties'] : {};
     const patterns = isSchemaObject(s['patternProperties']) ? Object.entries(s['patternProperties']) : [];
     for (const k of keys) {
       let evaluated = false;
       if (own(props, k)) {
         evaluated = true;
-        if (!sub(v[k], props[k])) return false;
+        if (!check(v[k], props[k], root, d)) return false;
       }
       for (const [p, ps] of patterns) {
         if (schemaRegExp(p).test(k)) {
           evaluated = true;
-          if (!sub(v[k], ps)) return false;
+          if (!check(v[k], ps, root, d)) return false;
         }
       }
-      if (!evaluated && s['additionalProperties'] !== undefined && !sub(v[k], s['additionalProperties'])) return false;
-      if (s['propertyNames'] !== undefined && !sub(k, s['propertyNames'])) return false;
+      if (!evaluated && s['additionalProperties'] !== undefined && !check(v[k], s['additionalProperties'], root, d)) return false;
+      if (s['propertyNames'] !== undefined && !check(k, s['propertyNames'], root, d)) return false;
     }
     if (isSchemaObject(s['dependentRequired'])) {
       for (const [k, deps] of Object.entries(s['dependentRequired'])) {
@@ -155,7 +193,7 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
       }
     }
     if (isSchemaObject(s['dependentSchemas'])) {
-      for (const [k, ds] of Object.entries(s['dependentSchemas'])) if (own(v, k) && !sub(v, ds)) return false;
+      for (const [k, ds] of Object.entries(s['dependentSchemas'])) if (own(v, k) && !check(v, ds, root, d)) return false;
     }
   }
   return true;

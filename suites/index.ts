@@ -6,6 +6,7 @@ import * as quoteEdge from './quotes/edge.checks.ts';
 import * as quoteEncoding from './quotes/encoding.checks.ts';
 import * as quoteInfo from './quotes/info.checks.ts';
 import * as quoteProviders from './quotes/providers.checks.ts';
+import * as quoteShape from './quotes/shape.checks.ts';
 import * as quoteVenues from './quotes/venues.checks.ts';
 import * as orderAuth from './orders/auth.checks.ts';
 import * as orderHealth from './orders/health.checks.ts';
@@ -25,6 +26,7 @@ export const checkGroups: Record<string, Check[]> = {
   'quotes/info': checksOf(quoteInfo),
   'quotes/venues': checksOf(quoteVenues),
   'quotes/providers': checksOf(quoteProviders),
+  'quotes/shape': checksOf(quoteShape),
   'orders/health': checksOf(orderHealth),
   'orders/auth': checksOf(orderAuth),
   'orders/request-id': checksOf(orderRequestId),

@@ -65,7 +65,7 @@ export class ControlAdapter {
     await this.call('PATCH', `/tenants/${encodeURIComponent(tenantId)}`, { state });
   }
 
-  async createQuoteKey(plan: { rps?: number; monthlyAllowance?: number } = {}): Promise<string> {
+  async createQuoteKey(plan: { rps?: number; monthlyAllowance?: number; state?: 'active' | 'revoked' } = {}): Promise<string> {
     this.require('quote-keys');
     return (await this.call('POST', '/quote-keys', plan) as { apiKey: string }).apiKey;
   }

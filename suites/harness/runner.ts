@@ -61,10 +61,10 @@ export async function runCheck(check: Check, env: TargetEnv): Promise<CheckResul
       if (outcome === undefined) outcome = new SetupFailed(`cleanup failed: ${(e as Error).message}`);
     }
   }
-  // The check's own assertions name the precise rule; the harness's schema violations come after them, and
-  // also explain a check that tripped over a malformed body.
+  // The check's own assertions name the precise rule; the harness's schema violations come after them, and also
+  // explain a check that skipped or tripped over an answer the spec does not allow.
   const violation = t.violations[0];
-  if (violation && (outcome === undefined || !(outcome instanceof ConformanceFailure || outcome instanceof Skipped || outcome instanceof Unsupported))) {
+  if (violation && !(outcome instanceof ConformanceFailure)) {
     outcome = new ConformanceFailure(violation.rule, violation.detail);
   }
 

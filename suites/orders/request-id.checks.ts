@@ -5,15 +5,20 @@ import { PARTNER_READ } from './auth.checks.ts';
 export const requestIdIsEchoed = defineCheck({
   name: 'x-request-id-is-echoed-back',
   service: 'orders',
-  rules: ['OA-REQID-001'],
+  rules: ['OA-REQID-001', 'OA-REQID-003', 'OA-REQID-004'],
   profile: 'smoke',
   async run(t: CheckContext) {
-    // On a success and on an auth failure: the header is part of every answer, not of the handler.
-    for (const key of [t.env.credentials.ordersApiKey, undefined]) {
+    // A success, an auth failure and the public health endpoint: the header belongs to every answer.
+    const cases = [
+      { rule: 'OA-REQID-001', what: 'a success', path: PARTNER_READ, key: t.env.credentials.ordersApiKey },
+      { rule: 'OA-REQID-003', what: 'a failure', path: PARTNER_READ, key: undefined },
+      { rule: 'OA-REQID-004', what: 'GET /health', path: '/health', key: undefined },
+    ];
+    for (const { rule, what, path, key } of cases) {
       const id = randomToken('conformance-request');
-      const ex = await t.orders.request({ path: PARTNER_READ, headers: { 'X-Service-Key': key, 'X-Request-Id': id }, retry: false });
-      t.expect('OA-REQID-001', ex.response.headers['x-request-id'] === id, {
-        documented: `x-request-id: ${id} echoed back`, received: ex.response.headers['x-request-id'] ?? '(absent)', exchange: ex,
+      const ex = await t.orders.request({ path, headers: { 'X-Service-Key': key, 'X-Request-Id': id }, retry: false });
+      t.expect(rule, ex.response.headers['x-request-id'] === id, {
+        documented: `x-request-id: ${id} echoed back on ${what}`, received: ex.response.headers['x-request-id'] ?? '(absent)', exchange: ex,
       });
     }
   },

@@ -36,3 +36,19 @@ function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => 
 
 export const missingKeyIsRejectedWith401 = rejectsKey('missing-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-001', () => undefined, 'no x-api-key');
 export const unknownKeyIsRejectedWith401 = rejectsKey('unknown-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-002', () => randomToken('unknown-key'), 'an unknown x-api-key');
+
+export const revokedKeyIsRejectedWith401 = defineCheck({
+  name: 'revoked-api-key-is-rejected-with-401-invalid-api-key',
+  service: 'quotes',
+  rules: ['Q-AUTH-004', 'Q-AUTH-003'],
+  profile: 'full',
+  needs: ['quote-keys'],
+  async run(t: CheckContext) {
+    const key = await t.control.createQuoteKey({ state: 'revoked' });
+    for (const { path, query } of ENDPOINTS) {
+      const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key }, retry: false });
+      t.expect('Q-AUTH-004', ex.response.status === 401, { documented: `GET ${path} with a revoked x-api-key answered 401`, received: ex.response.status, exchange: ex });
+      expectPlatformInvalidKey(t, ex);
+    }
+  },
+});

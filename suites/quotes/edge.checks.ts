@@ -15,9 +15,10 @@ const KEY_PATH_ENDPOINTS = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers
 export const nonGetMethodsAnswer403WithEdgeBody = defineCheck({
   name: 'non-get-methods-answer-403-with-edge-body',
   service: 'quotes',
-  rules: ['Q-EDGE-001', 'Q-EDGE-002'],
+  rules: ['Q-EDGE-001', 'Q-EDGE-002', 'Q-EDGE-005'],
   profile: 'smoke',
   async run(t: CheckContext) {
+    // Sent with the run's valid key: the 403 is about the method, not authentication (Q-EDGE-005).
     for (const path of KEY_PATH_ENDPOINTS) {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
         const ex = await t.quotes.request({ method, path, json: {}, retry: false });
@@ -56,5 +57,19 @@ export const keyPathHasNoPriceEndpoint = defineCheck({
       documented: 'GET /api/v1/quote/price on the key path answered 403 (distributor path only)', received: ex.response.status, exchange: ex,
     });
     expectEdgeBody(t, ex);
+  },
+});
+
+export const otherApiVersionsAreUnknownPaths = defineCheck({
+  name: 'paths-outside-api-v1-answer-403-with-edge-body',
+  service: 'quotes',
+  rules: ['Q-VER-002', 'Q-EDGE-002'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    for (const path of ['/api/v2/info', '/api/v2/venues', '/api/v2/providers']) {
+      const ex = await t.quotes.request({ path, retry: false });
+      t.expect('Q-VER-002', ex.response.status === 403, { documented: `GET ${path} (outside /api/v1) answered 403`, received: ex.response.status, exchange: ex });
+      expectEdgeBody(t, ex);
+    }
   },
 });

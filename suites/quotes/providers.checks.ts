@@ -100,3 +100,18 @@ export const providerKindIsReported = defineCheck({
     }
   },
 });
+
+export const providersRejectMalformedFlag = defineCheck({
+  name: 'providers-reject-a-malformed-includeicons-with-400',
+  service: 'quotes',
+  rules: ['Q-PROV-007'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    for (const value of ['yes', '1', 'TRUE', '']) {
+      const ex = await t.quotes.request({ path: '/api/v1/providers', query: `includeIcons=${encodeURIComponent(value)}`, retry: false });
+      t.expect('Q-PROV-007', ex.response.status === 400, {
+        documented: `includeIcons=${JSON.stringify(value)} (booleans are true or false) answered 400`, received: ex.response.status, exchange: ex,
+      });
+    }
+  },
+});

@@ -91,3 +91,18 @@ export const venueProgramIdsAlignWithLabels = defineCheck({
     }
   },
 });
+
+export const venuesRejectMalformedFlag = defineCheck({
+  name: 'venues-reject-a-malformed-includeprogramids-with-400',
+  service: 'quotes',
+  rules: ['Q-VEN-006'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    for (const value of ['yes', '1', 'TRUE', '']) {
+      const ex = await t.quotes.request({ path: '/api/v1/venues', query: `includeProgramIds=${encodeURIComponent(value)}`, retry: false });
+      t.expect('Q-VEN-006', ex.response.status === 400, {
+        documented: `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`, received: ex.response.status, exchange: ex,
+      });
+    }
+  },
+});
