@@ -139,7 +139,12 @@ function printSummary(m: Matrix, reportDir: string): void {
     `  checks:  ${c.pass} pass, ${c.fail} fail (${m.summary.gatingFailures} gating), ${c.unsupported} unsupported, ${c.skipped} skipped, ${c['setup-failed']} setup-failed`,
     `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check, ${m.summary.rules.pass ?? 0} passed, ${m.summary.rules.fail ?? 0} failed`,
   ];
-  for (const r of m.checks.filter((r) => r.verdict === 'fail')) lines.push(`  ${r.gating ? 'FAIL' : 'fail (not gating)'} ${r.rule} ${r.check}`);
+  const failed = new Map<string, string[]>();
+  for (const r of m.checks.filter((r) => r.verdict === 'fail')) {
+    const key = `${r.gating ? 'FAIL' : 'fail (not gating)'} ${r.rule}`;
+    failed.set(key, [...(failed.get(key) ?? []), r.check]);
+  }
+  for (const [key, checks] of failed) lines.push(`  ${key}: ${checks.length === 1 ? checks[0] : `${checks.length} checks (${checks.slice(0, 3).join(', ')}${checks.length > 3 ? ', …' : ''})`}`);
   for (const r of m.checks.filter((r) => r.verdict === 'setup-failed')) lines.push(`  SETUP-FAILED ${r.check}: ${r.message?.split('\n')[0]}`);
   lines.push(`  reports: ${join(reportDir, 'matrix.html')}, matrix.md, matrix.json, junit.xml, allure-results/`);
   console.log(lines.join('\n'));

@@ -73,7 +73,8 @@ function ruleVerdict(rule: Rule, results: CheckResult[], covered: boolean): Rule
   const citing = results.filter((r) => r.rules.includes(rule.id));
   if (citing.some((r) => r.verdict === 'fail' && r.rule === rule.id)) return 'fail';
   if (citing.length === 0) return 'not-run';
-  // A check that failed on another rule did not decide this one.
+  // A check that failed on another rule decided this one only if its own assertions all held.
+  if (citing.some((r) => r.verdict === 'fail' && r.assertionsHeld)) return 'pass';
   const decided = citing.filter((r) => r.verdict !== 'fail');
   for (const v of ['pass', 'setup-failed', 'unsupported', 'skipped'] as const) if (decided.some((r) => r.verdict === v)) return v;
   return 'not-run';

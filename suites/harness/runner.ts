@@ -18,6 +18,8 @@ export interface CheckResult {
   basis?: Basis;
   /** does this result fail the gate (exit 1)? */
   gating: boolean;
+  /** the check's own assertions all held (a `fail` then comes from a harness violation of another rule) */
+  assertionsHeld?: boolean;
   /** failure report, or the reason for any other non-pass verdict */
   message?: string;
   notes: string[];
@@ -64,6 +66,7 @@ export async function runCheck(check: Check, env: TargetEnv): Promise<CheckResul
   // The check's own assertions name the precise rule; the harness's schema violations come after them, and also
   // explain a check that skipped or tripped over an answer the spec does not allow.
   const violation = t.violations[0];
+  const assertionsHeld = outcome === undefined;
   if (violation && !(outcome instanceof ConformanceFailure)) {
     outcome = new ConformanceFailure(violation.rule, violation.detail);
   }
@@ -80,7 +83,7 @@ export async function runCheck(check: Check, env: TargetEnv): Promise<CheckResul
     if (!rule) throw new Error(`check "${check.name}" failed on ${outcome.rule}, which is not in specs/rules`);
     return {
       ...base, ...measured, verdict: 'fail', rule: rule.id, level: rule.level, basis: rule.basis,
-      gating: isGating(rule, env.strict),
+      gating: isGating(rule, env.strict), assertionsHeld,
       message: formatFailure(outcome, check.name, rule.statement) + (outcome.property ? '' : `\n  seed:       ${env.seed}`),
       reproductions: summarize(t.exchanges),
     };
