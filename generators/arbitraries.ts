@@ -12,7 +12,7 @@ import { NO_VALUE, UnsupportedSchemaError, boundedFilter, expandAlts, makeCtx, p
 import { invalidCandidates, type InvalidValue, type Violation } from './arbitrary-invalid.js';
 import { validArb } from './arbitrary-valid.js';
 import { DEFAULT_OUT_DIR } from './config.js';
-import { jsonEqual, matchesSchema } from './json-schema-match.js';
+import { jsonEqual, matchesSchema, schemaErrors } from './json-schema-match.js';
 import type { JsonSchema, OperationInfo, ParameterInfo } from './model.js';
 import { collectAnnotationPointers } from './rule-map.js';
 import { loadIndex, type GeneratedIndex } from './runtime.js';
@@ -38,7 +38,12 @@ const MAX_INVALID_CANDIDATES = 150;
  */
 export function invalidValue(schema: JsonSchema, options: ArbitraryOptions = {}): fc.Arbitrary<InvalidValue> {
   const ctx = makeCtx(options);
-  const fails = (v: InvalidValue | typeof NO_VALUE): v is InvalidValue => v !== NO_VALUE && !matchesSchema(v.value, schema, ctx.root);
+  // Invalid, and for the announced reason (an error Ajv would report at that keyword and path).
+  const fails = (v: InvalidValue | typeof NO_VALUE): v is InvalidValue =>
+    v !== NO_VALUE &&
+    schemaErrors(v.value, schema, ctx.root).some(
+      (e) => e.keyword === v.violation.keyword && e.instancePath === v.violation.path && (v.violation.property === undefined || e.property === undefined || e.property === v.violation.property),
+    );
   const all = invalidCandidates(schema, ctx, 0, false);
   const step = Math.max(1, all.length / MAX_INVALID_CANDIDATES);
   const candidates: fc.Arbitrary<InvalidValue | typeof NO_VALUE>[] = [];
@@ -137,8 +142,13 @@ function coerce(s: string, types: readonly string[]): unknown {
   return s;
 }
 
-/** How a server reading the parameter per its schema would see the serialised value. */
-export function fromWire(w: string | string[], schema: JsonSchema, ctx: Ctx): unknown {
+/** How a server reading a parameter per its schema would see the serialised value (strings become numbers,
+ * booleans or null where the schema's types allow; arrays split on commas unless already repeated). */
+export function readParameter(w: string | string[], schema: JsonSchema, options: ArbitraryOptions = {}): unknown {
+  return fromWire(w, schema, makeCtx(options));
+}
+
+function fromWire(w: string | string[], schema: JsonSchema, ctx: Ctx): unknown {
   const { types, items } = wireTypes(schema, ctx);
   if (Array.isArray(w) || types.includes('array')) {
     const parts = Array.isArray(w) ? w : w === '' ? [] : w.split(',');

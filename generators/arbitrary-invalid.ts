@@ -3,9 +3,21 @@
 // uniqueness, missing required property, unexpected property, property count, `not: {required}`), recursing
 // into properties, items and map values. The public invalidValue() keeps only candidates that really fail.
 import * as fc from 'fast-check';
-import { UnsupportedSchemaError, boundedFilter, cloneNorm, expandAlts, normToSchema, normalize, notRequiredSets, typesOf, type Ctx, type Norm } from './arbitrary-core.js';
+import {
+  UnsupportedSchemaError,
+  boundedFilter,
+  cloneNorm,
+  expandAlts,
+  normToSchema,
+  normalize,
+  notRequiredSets,
+  produces,
+  typesOf,
+  type Ctx,
+  type Norm,
+} from './arbitrary-core.js';
 import { arrayBounds, validArb, validNorm } from './arbitrary-valid.js';
-import { jsonEqual, schemaRegExp } from './json-schema-match.js';
+import { jsonEqual, matchesSchema, schemaRegExp } from './json-schema-match.js';
 import type { JsonSchema, JsonSchemaObject } from './model.js';
 import { escapePointerSegment, isSchema, isSchemaObject } from './schema-walk.js';
 
@@ -91,56 +103,84 @@ function flatCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean): Can
     return validNorm(c, normToSchema(c), ctx, depth);
   };
 
+  // Local violations break one keyword and keep every other keyword of this schema satisfied, so that the
+  // value fails here for that keyword only (an alternative elsewhere cannot hide it behind another error).
+  const restNorm = (keyword: string, pattern?: string): Norm => {
+    const c = cloneNorm(n);
+    if (keyword === 'pattern') c.patterns = c.patterns.filter((p) => p !== pattern);
+    else delete c.s[keyword];
+    return c;
+  };
+  const local = (keyword: string, message: string, a: fc.Arbitrary<unknown>, pattern?: string): void => {
+    const rest = normToSchema(restNorm(keyword, pattern));
+    const arb = boundedFilter(a, (v) => matchesSchema(v, rest, ctx.root), `a value breaking only ${keyword}`, 30);
+    if (produces(arb, () => true, 3)) out.push(mk(keyword, message, arb));
+  };
+  const validOfRest = (keyword: string): fc.Arbitrary<unknown> | undefined => {
+    try {
+      const r = restNorm(keyword);
+      return validNorm(r, normToSchema(r), ctx, depth);
+    } catch (e) {
+      if (!(e instanceof UnsupportedSchemaError)) throw e;
+      return undefined;
+    }
+  };
+
   // 1. type
   if (declaredTypes) {
-    const wrong = Object.entries(TYPE_SAMPLES)
-      .flatMap(([, vs]) => vs)
+    const wrong = Object.values(TYPE_SAMPLES)
+      .flat()
       .filter((v) => !allowsType(declaredTypes, v));
-    if (wrong.length > 0) out.push(mk('type', `a value whose type is not ${declaredTypes.join(' | ')}`, fc.constantFrom(...wrong)));
+    if (wrong.length > 0) local('type', `a value whose type is not ${declaredTypes.join(' | ')}`, fc.constantFrom(...wrong));
   }
-  // 2. const / enum
+  // 2. const / enum: another value allowed by everything else
   if ('const' in s) {
     const c = s['const'];
     const other =
       typeof c === 'string' ? `${c}~` : typeof c === 'number' ? c + 1 : typeof c === 'boolean' ? !c : c === null ? 0 : Array.isArray(c) ? [...c, 0] : { ...(c as object), 'x-not-const': 1 };
-    out.push(mk('const', `a value other than ${JSON.stringify(c)}`, fc.constant(other)));
+    const fromRest = validOfRest('const');
+    const a = fromRest ? fc.oneof(fromRest, fc.constant(other)) : fc.constant(other);
+    local('const', `a value other than ${JSON.stringify(c)}`, a.map((v) => (jsonEqual(v, c) ? other : v)));
   } else if (Array.isArray(s['enum']) && s['enum'].length > 0) {
     const values = s['enum'];
     const notIn = (x: unknown): boolean => !values.some((e) => jsonEqual(e, x));
     const nums = values.filter((v): v is number => typeof v === 'number');
-    let a: fc.Arbitrary<unknown>;
+    let fallback: fc.Arbitrary<unknown>;
     if (values.some((v) => typeof v === 'string') || nums.length === 0) {
-      a = fc.string({ minLength: 1, maxLength: 8 }).map((x) => {
+      fallback = fc.string({ minLength: 1, maxLength: 8 }).map((x) => {
         let y = x;
         while (!notIn(y)) y = `${y}~`;
         return y;
       });
     } else {
       const top = Math.max(...nums);
-      a = fc.integer({ min: 1, max: 100 }).map((k) => Math.floor(top) + k);
+      fallback = fc.integer({ min: 1, max: 100 }).map((k) => Math.floor(top) + k);
     }
-    out.push(mk('enum', `a value outside the enum ${JSON.stringify(values)}`, a));
+    const fromRest = validOfRest('enum');
+    const a = fromRest ? fc.oneof(boundedFilter(fc.oneof(fromRest, fallback), notIn, 'a value outside the enum', 30), fallback) : fallback;
+    local('enum', `a value outside the enum ${JSON.stringify(values)}`, a);
   }
   const constrained = 'const' in s || Array.isArray(s['enum']);
 
-  // 3. numbers
+  // 3. numbers: values on the multipleOf grid (or the integers) just outside each bound
   if (!constrained && (may('integer') || may('number'))) {
     const min = num(s['minimum']);
     const max = num(s['maximum']);
     const xmin = num(s['exclusiveMinimum']);
     const xmax = num(s['exclusiveMaximum']);
-    const k = fc.integer({ min: 0, max: 50 });
-    if (min !== undefined) out.push(mk('minimum', `a number below minimum ${min}`, k.map((i) => Math.ceil(min) - 1 - i)));
-    if (xmin !== undefined) out.push(mk('exclusiveMinimum', `a number not above exclusiveMinimum ${xmin}`, k.map((i) => Math.floor(xmin) - i)));
-    if (max !== undefined) out.push(mk('maximum', `a number above maximum ${max}`, k.map((i) => Math.floor(max) + 1 + i)));
-    if (xmax !== undefined) out.push(mk('exclusiveMaximum', `a number not below exclusiveMaximum ${xmax}`, k.map((i) => Math.ceil(xmax) + i)));
     const m = num(s['multipleOf']);
+    const g = m ?? 1;
+    const k = fc.integer({ min: 0, max: 20 });
+    if (min !== undefined) local('minimum', `a number below minimum ${min}`, k.map((i) => (Math.ceil(min / g) - 1 - i) * g));
+    if (xmin !== undefined) local('exclusiveMinimum', `a number not above exclusiveMinimum ${xmin}`, k.map((i) => (Math.floor(xmin / g) - i) * g));
+    if (max !== undefined) local('maximum', `a number above maximum ${max}`, k.map((i) => (Math.floor(max / g) + 1 + i) * g));
+    if (xmax !== undefined) local('exclusiveMaximum', `a number not below exclusiveMaximum ${xmax}`, k.map((i) => (Math.ceil(xmax / g) + i) * g));
     if (m !== undefined) {
-      const lo = min ?? xmin ?? 0;
+      const lo = min ?? (xmin !== undefined ? xmin + m : 0);
       const base = Math.ceil(lo / m) * m;
-      const intOnly = !may('number') || (declaredTypes !== undefined && !declaredTypes.includes('number'));
-      if (Number.isInteger(m) && m >= 2) out.push(mk('multipleOf', `a number that is not a multiple of ${m}`, k.map((i) => base + i * m + 1)));
-      else if (!Number.isInteger(m) && !intOnly) out.push(mk('multipleOf', `a number that is not a multiple of ${m}`, k.map((i) => base + i * m + m / 2)));
+      const intOnly = declaredTypes !== undefined && !declaredTypes.includes('number');
+      const offset = Number.isInteger(m) && m >= 2 ? 1 : intOnly ? undefined : m / 2;
+      if (offset !== undefined) local('multipleOf', `a number that is not a multiple of ${m}`, k.map((i) => base + i * m + offset));
     }
   }
 
@@ -148,30 +188,41 @@ function flatCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean): Can
   if (!constrained && may('string')) {
     const minL = num(s['minLength']);
     const maxL = num(s['maxLength']);
+    let validStrings: fc.Arbitrary<string> | undefined;
+    try {
+      validStrings = boundedFilter(valid(), (v) => typeof v === 'string', 'a valid string') as fc.Arbitrary<string>;
+    } catch (e) {
+      if (!(e instanceof UnsupportedSchemaError)) throw e;
+    }
     if (minL !== undefined && minL > 0) {
-      out.push(mk('minLength', `a string shorter than ${minL}`, fc.integer({ min: 0, max: minL - 1 }).map((l) => 'a'.repeat(l))));
+      const repeat = fc.integer({ min: 0, max: minL - 1 }).map((l) => 'a'.repeat(l));
+      const cut = validStrings ? fc.tuple(validStrings, fc.nat(minL - 1)).map(([v, l]) => [...v].slice(0, l).join('')) : undefined;
+      local('minLength', `a string shorter than ${minL}`, cut ? fc.oneof(cut, repeat) : repeat);
     }
     if (maxL !== undefined && maxL <= 4096) {
-      out.push(mk('maxLength', `a string longer than ${maxL}`, fc.integer({ min: maxL + 1, max: maxL + 4 }).map((l) => 'a'.repeat(l))));
+      const repeat = fc.integer({ min: maxL + 1, max: maxL + 4 }).map((l) => 'a'.repeat(l));
+      const pad = validStrings
+        ? fc.tuple(validStrings, fc.integer({ min: maxL + 1, max: maxL + 4 })).map(([v, l]) => {
+            const chars = [...v];
+            const last = chars[chars.length - 1] ?? 'a';
+            return chars.concat(Array.from({ length: Math.max(0, l - chars.length) }, () => last)).join('');
+          })
+        : undefined;
+      local('maxLength', `a string longer than ${maxL}`, pad ? fc.oneof(pad, repeat) : repeat);
     }
     for (const p of n.patterns) {
       const re = schemaRegExp(p);
-      let source: fc.Arbitrary<string>;
-      try {
-        source = boundedFilter(valid(), (v) => typeof v === 'string', 'a valid string to mutate') as fc.Arbitrary<string>;
-      } catch (e) {
-        if (!(e instanceof UnsupportedSchemaError)) throw e;
-        source = fc.string({ maxLength: 8 });
-      }
+      const rest = normToSchema(restNorm('pattern', p));
+      const source = validStrings ?? fc.string({ maxLength: 8 });
       const a = fc.tuple(source, fc.nat()).map(([v, i]) => {
         const tries = stringMutations(v);
         for (let j = 0; j < tries.length; j++) {
           const t = tries[(i + j) % tries.length] as string;
-          if (!re.test(t)) return t;
+          if (!re.test(t) && matchesSchema(t, rest, ctx.root)) return t;
         }
         return `${v}\u0000`;
       });
-      out.push(mk('pattern', `a string not matching ${p}`, a));
+      local('pattern', `a string not matching ${p}`, a, p);
     }
   }
 

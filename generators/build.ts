@@ -35,12 +35,21 @@ export interface GenerateResult {
   files: string[];
   warnings: string[];
   ms: number;
+  /** Milliseconds per phase: read, index, validators, types, write. */
+  phases: Record<string, number>;
 }
 
 export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
   const started = performance.now();
   const log = opts.log ?? ((line: string) => console.log(line));
   const warnings: string[] = [];
+  const phases: Record<string, number> = {};
+  let mark = started;
+  const phase = (name: string): void => {
+    const now = performance.now();
+    phases[name] = Math.round(now - mark);
+    mark = now;
+  };
 
   // 1. Read the specs; a missing one is skipped with a warning.
   const loaded: LoadedSpec[] = [];
@@ -62,12 +71,15 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
   const services = loaded.map((s) => s.service);
   if (new Set(services).size !== services.length) throw new Error(`two specs map to the same service: ${services.join(', ')}`);
 
+  phase('read');
+
   // 2. Operation index and the list of schemas to compile.
   const names = new NameAllocator();
   const models: ServiceModel[] = loaded.map((spec) => buildServiceModel(spec, names));
   for (const m of models) for (const w of m.warnings) warnings.push(`warning: ${w}`);
 
   const header = headerLines(sources);
+  phase('index');
 
   // 3. One Ajv standalone module for every validator.
   const validatorsJs = compileValidators(models, header, warnings);
@@ -88,6 +100,8 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
     ...validatorNames.map((n) => `export declare const ${n}: Validator;`),
     '',
   ].join('\n');
+
+  phase('validators');
 
   // 4. JSON indexes.
   const operationsFile: OperationsFile = {
@@ -115,6 +129,8 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
     typeFiles[`types/${m.spec.service}.ts`] = `${own.map((l) => `// ${l}`).join('\n')}\n\n${body}`;
   }
 
+  phase('types');
+
   // 6. Write: stamp.json goes first (removed) and last (written), so a half-written directory reads as stale.
   const files: Record<string, string> = {
     'validators.js': validatorsJs,
@@ -131,6 +147,7 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
   }
   for (const [name, content] of Object.entries(files)) writeAtomic(join(opts.outDir, name), content);
   writeAtomic(join(opts.outDir, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
+  phase('write');
 
   return {
     outDir: opts.outDir,
@@ -141,6 +158,7 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
     files: stamp.files,
     warnings,
     ms: Math.round(performance.now() - started),
+    phases,
   };
 }
 

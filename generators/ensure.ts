@@ -28,7 +28,12 @@ export async function ensureGenerated(options: EnsureOptions = {}): Promise<void
     const f = checkFreshness(outDir, specs);
     if (f.fresh) return;
     const { generate } = await import('./build.js');
-    const r = await generate({ specs, outDir, log: () => {} });
+    let r;
+    try {
+      r = await generate({ specs, outDir, log: () => {} });
+    } catch (e) {
+      throw new Error(`${outDir} is stale (${f.reason}) and regenerating it failed: ${(e as Error).message}`);
+    }
     (options.log ?? ((l: string) => console.warn(l)))(
       `regenerated ${outDir} (${f.reason}): ${r.operations} operations, ${r.validators} validators in ${r.ms} ms` +
         (r.skipped.length ? `; missing specs skipped: ${r.skipped.join(', ')}` : ''),

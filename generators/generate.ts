@@ -32,7 +32,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(
         `generated ${out}: ${r.services.length ? r.services.join(', ') : 'no services'}` +
           `${r.skipped.length ? ` (skipped: ${r.skipped.join(', ')})` : ''}; ` +
-          `${r.operations} operations, ${r.validators} validators in ${r.ms} ms`,
+          `${r.operations} operations, ${r.validators} validators in ${r.ms} ms ` +
+          `(${Object.entries(r.phases).map(([k, v]) => `${k} ${v}`).join(', ')})`,
       );
     }
     return 0;

@@ -52,5 +52,10 @@ export function validateWith(validatorName: string, value: unknown, fallbackRule
   return api.validateWith(validatorName, value, fallbackRule);
 }
 
+/** The document's `x-default-rule` ('' when the spec has none or was not generated). */
+export function defaultRule(service: Service): string {
+  return api.index.operations.defaultRules[service] ?? '';
+}
+
 /** Spec file (relative to the repository root) -> sha256 of the specs the validators were generated from. */
 export const specHashes: Record<string, string> = api.specHashes;

@@ -198,3 +198,148 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   }
   return true;
 }
+
+/** One error as Ajv (allErrors) would report it: keyword and instance path (and the missing property). */
+export interface MatchError {
+  keyword: string;
+  instancePath: string;
+  property?: string;
+}
+
+/**
+ * The errors Ajv would report for `value` (allErrors): like matchesSchema, but collecting keyword and instance
+ * path, and dropping the errors of anyOf/oneOf branches when the alternative as a whole passes. Used to make
+ * sure an invalid value is rejected for the reason it announces.
+ */
+export function schemaErrors(value: unknown, schema: JsonSchema, root?: unknown): MatchError[] {
+  const out: MatchError[] = [];
+  collect(value, schema, root, '', out, 0);
+  return out;
+}
+
+function collect(v: unknown, schema: unknown, root: unknown, path: string, out: MatchError[], depth: number): void {
+  if (schema === true || schema === undefined) return;
+  if (schema === false) {
+    out.push({ keyword: 'false schema', instancePath: path });
+    return;
+  }
+  if (!isSchemaObject(schema)) return;
+  if (depth > 200) throw new Error('schemaErrors: schema recursion too deep');
+  const s = schema;
+  const d = depth + 1;
+  const push = (keyword: string, extra: Partial<MatchError> = {}): void => {
+    out.push({ keyword, instancePath: path, ...extra });
+  };
+  const sub = (x: unknown, sch: unknown, at: string): MatchError[] => {
+    const errs: MatchError[] = [];
+    collect(x, sch, root, at, errs, d);
+    return errs;
+  };
+  const child = (key: string | number): string => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+  if (typeof s['$ref'] === 'string') collect(v, deref(root, s['$ref']), root, path, out, d);
+  if (s['type'] !== undefined) {
+    const types = Array.isArray(s['type']) ? s['type'] : [s['type']];
+    if (!types.some((t) => typeMatches(v, t))) push('type');
+  }
+  if (own(s, 'const') && !jsonEqual(v, s['const'])) push('const');
+  if (Array.isArray(s['enum']) && !s['enum'].some((e) => jsonEqual(v, e))) push('enum');
+  if (Array.isArray(s['allOf'])) for (const x of s['allOf']) collect(v, x, root, path, out, d);
+  if (Array.isArray(s['anyOf'])) {
+    const branches = s['anyOf'].map((x) => sub(v, x, path));
+    if (!branches.some((b) => b.length === 0)) {
+      out.push(...branches.flat());
+      push('anyOf');
+    }
+  }
+  if (Array.isArray(s['oneOf'])) {
+    const branches = s['oneOf'].map((x) => sub(v, x, path));
+    const passing = branches.filter((b) => b.length === 0).length;
+    if (passing === 0) out.push(...branches.flat());
+    if (passing !== 1) push('oneOf');
+  }
+  if (s['not'] !== undefined && sub(v, s['not'], path).length === 0) push('not');
+  if (s['if'] !== undefined) {
+    const ifOk = sub(v, s['if'], path).length === 0;
+    const branch = ifOk ? s['then'] : s['else'];
+    if (branch !== undefined) {
+      const errs = sub(v, branch, path);
+      if (errs.length > 0) {
+        out.push(...errs);
+        push('if');
+      }
+    }
+  }
+  if (typeof v === 'number') {
+    const num = (k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+    const min = num('minimum');
+    const max = num('maximum');
+    const xmin = num('exclusiveMinimum');
+    const xmax = num('exclusiveMaximum');
+    const mult = num('multipleOf');
+    if (max !== undefined && !(v <= max)) push('maximum');
+    if (min !== undefined && !(v >= min)) push('minimum');
+    if (xmax !== undefined && !(v < xmax)) push('exclusiveMaximum');
+    if (xmin !== undefined && !(v > xmin)) push('exclusiveMinimum');
+    if (mult !== undefined && !Number.isInteger(v / mult)) push('multipleOf');
+  }
+  if (typeof v === 'string') {
+    const len = codePointLength(v);
+    if (typeof s['maxLength'] === 'number' && len > s['maxLength']) push('maxLength');
+    if (typeof s['minLength'] === 'number' && len < s['minLength']) push('minLength');
+    if (typeof s['pattern'] === 'string' && !schemaRegExp(s['pattern']).test(v)) push('pattern');
+  }
+  if (Array.isArray(v)) {
+    if (typeof s['maxItems'] === 'number' && v.length > s['maxItems']) push('maxItems');
+    if (typeof s['minItems'] === 'number' && v.length < s['minItems']) push('minItems');
+    if (s['uniqueItems'] === true && new Set(v.map(canonicalJson)).size !== v.length) push('uniqueItems');
+    const prefix = Array.isArray(s['prefixItems']) ? s['prefixItems'] : [];
+    for (let i = 0; i < prefix.length && i < v.length; i++) collect(v[i], prefix[i], root, child(i), out, d);
+    if (s['items'] === false) {
+      if (v.length > prefix.length) push('items');
+    } else if (s['items'] !== undefined) {
+      for (let i = prefix.length; i < v.length; i++) collect(v[i], s['items'], root, child(i), out, d);
+    }
+    if (s['contains'] !== undefined) {
+      const n = v.filter((x) => sub(x, s['contains'], path).length === 0).length;
+      const minC = typeof s['minContains'] === 'number' ? s['minContains'] : 1;
+      if (n < minC || (typeof s['maxContains'] === 'number' && n > s['maxContains'])) push('contains');
+    }
+  }
+  if (isSchemaObject(v)) {
+    const keys = Object.keys(v);
+    if (typeof s['maxProperties'] === 'number' && keys.length > s['maxProperties']) push('maxProperties');
+    if (typeof s['minProperties'] === 'number' && keys.length < s['minProperties']) push('minProperties');
+    if (Array.isArray(s['required'])) {
+      for (const k of s['required']) if (typeof k === 'string' && !own(v, k)) push('required', { property: k });
+    }
+    if (isSchemaObject(s['dependentRequired'])) {
+      for (const [k, deps] of Object.entries(s['dependentRequired'])) {
+        if (own(v, k) && Array.isArray(deps)) for (const dep of deps) if (typeof dep === 'string' && !own(v, dep)) push('dependentRequired', { property: dep });
+      }
+    }
+    const props = isSchemaObject(s['properties']) ? s['properties'] : {};
+    const patterns = isSchemaObject(s['patternProperties']) ? Object.entries(s['patternProperties']) : [];
+    for (const k of keys) {
+      if (s['propertyNames'] !== undefined && sub(k, s['propertyNames'], path).length > 0) push('propertyNames');
+      let evaluated = false;
+      if (own(props, k)) {
+        evaluated = true;
+        collect(v[k], props[k], root, child(k), out, d);
+      }
+      for (const [p, ps] of patterns) {
+        if (schemaRegExp(p).test(k)) {
+          evaluated = true;
+          collect(v[k], ps, root, child(k), out, d);
+        }
+      }
+      if (!evaluated && s['additionalProperties'] !== undefined) {
+        if (s['additionalProperties'] === false) push('additionalProperties', { property: k });
+        else collect(v[k], s['additionalProperties'], root, child(k), out, d);
+      }
+    }
+    if (isSchemaObject(s['dependentSchemas'])) {
+      for (const [k, ds] of Object.entries(s['dependentSchemas'])) if (own(v, k)) collect(v, ds, root, path, out, d);
+    }
+  }
+}

@@ -94,6 +94,8 @@ export interface ServiceSchemas {
   components: { schemas: Record<string, JsonSchema> };
   /** Component schema name -> validator export name. */
   componentValidators: Record<string, string>;
+  /** Component validator export name -> its x-rule pointers (as OperationInfo.ruleMap). */
+  ruleMaps: Record<string, RulePointer[]>;
   /** operationId -> request body schemas by media type, parameter schemas by `in:name`. */
   operations: Record<
     string,

@@ -178,6 +178,7 @@ export function buildServiceModel(spec: LoadedSpec, names: NameAllocator): Servi
   const schemasEntry: ServiceSchemas = {
     components: { schemas: {} },
     componentValidators: {},
+    ruleMaps: {},
     operations: {},
   };
   for (const [name, raw] of Object.entries(componentSchemas)) {
@@ -186,6 +187,7 @@ export function buildServiceModel(spec: LoadedSpec, names: NameAllocator): Servi
     const vname = names.take(service, 'schema', name);
     schemasEntry.components.schemas[name] = schema;
     schemasEntry.componentValidators[name] = vname;
+    schemasEntry.ruleMaps[vname] = collectRulePointers(schema, doc);
     validators.push({ name: vname, schema, where });
   }
 

@@ -3,13 +3,15 @@
 // 1. At generation, walk a schema (following `$ref`s) and list every instance-path pattern where a schema
 //    carries `x-rule`: `properties` add the key, `items`/`prefixItems`/`additionalProperties`/
 //    `patternProperties`/`contains`/`unevaluated*` add `*`, `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`/
-//    `dependentSchemas` stay at the same path. A `$ref` already being expanded on the current path stops the
-//    walk (recursive schemas are mapped down to their first repetition).
+//    `dependentSchemas` stay at the same path. A recursive `$ref` is unrolled RECURSION_UNROLL times (errors
+//    deeper than that fall back to the nearest shallower pattern that is a prefix, else the operation rule).
 // 2. At run time, an error at instance path P belongs to the rule of the longest pattern that is a prefix of P
 //    (segment-wise, `*` matching any one segment), else to the fallback (the operation rule).
 import type { JsonSchema, RulePointer } from './model.js';
 import { escapePointerSegment, getByRef, isSchema, isSchemaObject, pointerSegments } from './schema-walk.js';
 
+/** How many times one `$ref` may repeat on the current path (recursive schemas are unrolled this deep). */
+const RECURSION_UNROLL = 3;
 const SAME_PATH_ARRAYS = ['allOf', 'anyOf', 'oneOf'] as const;
 const SAME_PATH_SINGLE = ['not', 'if', 'then', 'else'] as const;
 const ANY_CHILD_SINGLE = ['items', 'additionalProperties', 'contains', 'unevaluatedItems', 'unevaluatedProperties'] as const;
@@ -40,7 +42,7 @@ export function collectAnnotationPointers(
     const rule = pick(s);
     if (rule !== undefined) add(path, rule);
     const ref = s['$ref'];
-    if (typeof ref === 'string' && !refStack.includes(ref)) {
+    if (typeof ref === 'string' && refStack.filter((r) => r === ref).length < RECURSION_UNROLL) {
       walk(getByRef(root, ref), path, [...refStack, ref]);
     }
     for (const k of SAME_PATH_ARRAYS) {

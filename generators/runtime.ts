@@ -145,6 +145,9 @@ export function createApi(index: GeneratedIndex, validators: Record<string, Vali
     byId.set(`${op.service}\0${op.operationId}`, op);
     for (const [v, pointers] of Object.entries(op.ruleMap)) ruleMaps.set(v, pointers);
   }
+  for (const svc of Object.values(index.schemas.services)) {
+    for (const [v, pointers] of Object.entries(svc.ruleMaps ?? {})) ruleMaps.set(v, pointers);
+  }
   const compiled = new Map<string, CompiledPath[]>();
   for (const op of ops) {
     const list = compiled.get(op.service) ?? [];
