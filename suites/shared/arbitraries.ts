@@ -1,0 +1,11 @@
+import fc from 'fast-check';
+
+/**
+ * Query values that are clearly not booleans ("Booleans are true or false"). Case and whitespace variants of
+ * true/false and the empty value are left out: a server may reasonably treat them otherwise, and the suite never
+ * raises an alarm on a point the documents do not settle.
+ */
+export const notABoolean: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('yes', 'no', '1', '0', 'on', 'off', 'null', 'undefined', '[true]'),
+  fc.stringMatching(/^[a-z0-9_.-]{1,12}$/).filter((s) => !/^(true|false)$/i.test(s)),
+);
