@@ -21,6 +21,7 @@ Target (each option also reads the environment variable in brackets):
   --orders-url URL      Order Automation Service base URL        [CONFORMANCE_ORDERS_URL]
   --quotes-url URL      Swap Quote Service base URL (host; paths are /api/v1/...) [CONFORMANCE_QUOTES_URL]
   --control-url URL     control API of the target, optional       [CONFORMANCE_CONTROL_URL]
+  --gateway-url URL     distributor-path (Gateway) base, optional; needs QUOTES_JWT [CONFORMANCE_GATEWAY_URL]
                         Without --orders-url and --quotes-url the embedded reference server is started.
 Run:
   --profile NAME        smoke | readonly | full (default: full on the embedded server, readonly otherwise) [CONFORMANCE_PROFILE]
@@ -82,7 +83,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       strict: true,
       allowPositionals: false,
       options: {
-        'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' },
+        'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' }, 'gateway-url': { type: 'string' },
         profile: { type: 'string' }, seed: { type: 'string' }, 'report-dir': { type: 'string' }, grep: { type: 'string' },
         shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' },
         'expected-providers': { type: 'string' }, mutant: { type: 'string' }, variant: { type: 'string' },
@@ -96,6 +97,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const ordersUrl = parseUrl('--orders-url', str('orders-url', 'CONFORMANCE_ORDERS_URL'));
   const quotesUrl = parseUrl('--quotes-url', str('quotes-url', 'CONFORMANCE_QUOTES_URL'));
   const controlUrl = parseUrl('--control-url', str('control-url', 'CONFORMANCE_CONTROL_URL'));
+  const gatewayUrl = parseUrl('--gateway-url', str('gateway-url', 'CONFORMANCE_GATEWAY_URL'));
   if (Boolean(ordersUrl) !== Boolean(quotesUrl)) {
     throw new UsageError('give both --orders-url and --quotes-url, or neither to run against the embedded reference server');
   }
@@ -112,7 +114,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const strictEnv = env.CONFORMANCE_STRICT;
   return {
     config: {
-      ordersUrl, quotesUrl, controlUrl,
+      ordersUrl, quotesUrl, controlUrl, gatewayUrl,
       profile: profile as Profile,
       seed,
       strict: Boolean(values.strict) || strictEnv === '1' || strictEnv === 'true',

@@ -32,6 +32,8 @@ export class CheckContext {
   readonly cleanups: Array<() => Promise<void>> = [];
   readonly orders: ServiceClient;
   readonly quotes: ServiceClient;
+  /** The distributor path with the run's JWT, when the target has one (QUOTES_JWT and --gateway-url, or provisioned). */
+  readonly gateway?: ServiceClient;
   readonly control: ControlAdapter;
 
   constructor(readonly check: Check, readonly env: TargetEnv) {
@@ -43,6 +45,12 @@ export class CheckContext {
     if (env.credentials.quotesApiKey) quoteHeaders['x-api-key'] = env.credentials.quotesApiKey;
     this.orders = new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation });
     this.quotes = new ServiceClient({ service: 'quotes', baseUrl: env.quotesUrl, timeoutMs: env.timeoutMs, defaultHeaders: quoteHeaders, record, violation });
+    if (env.gatewayUrl && env.credentials.quotesJwt) {
+      this.gateway = new ServiceClient({
+        service: 'quotes', baseUrl: env.gatewayUrl, timeoutMs: env.timeoutMs, record, violation, errorBodies: 'status-only',
+        defaultHeaders: { authorization: `Bearer ${env.credentials.quotesJwt}` },
+      });
+    }
     this.control = new ControlAdapter(env.controlUrl, env.capabilities, env.timeoutMs, record);
   }
 

@@ -5,7 +5,14 @@ import { CAPABILITIES, type Capability } from './types.ts';
 
 export type KeyState = 'active' | 'revoked' | 'other-environment' | 'product-disabled' | 'product-expired';
 export type TenantState = 'active' | 'suspended' | 'deleted' | 'not-provisioned';
-export interface Faults { database?: 'healthy' | 'unhealthy' | 'down'; rpc?: 'up' | 'down'; oracle?: 'up' | 'down'; swaps?: 'ok' | 'fail' }
+export interface Faults {
+  database?: 'healthy' | 'unhealthy' | 'down';
+  rpc?: 'up' | 'down';
+  oracle?: 'up' | 'down';
+  swaps?: 'ok' | 'fail';
+  /** Quote providers by id: a provider that is down quotes nothing (its metadata.errors reason on a no-route 404). */
+  quoteProviders?: Record<string, 'up' | 'down'>;
+}
 
 /**
  * The host adapter (STYLE.md 5): every privileged action on the target goes through here, over the control API
@@ -70,8 +77,26 @@ export class ControlAdapter {
     return (await this.call('POST', '/quote-keys', plan) as { apiKey: string }).apiKey;
   }
 
+  /** A distributor-path JWT, and the Gateway base URL when the target names it. */
+  async createQuoteJwt(body: { organizationId?: string } = {}): Promise<{ jwt: string; gatewayUrl?: string }> {
+    this.require('quote-keys');
+    return await this.call('POST', '/quote-jwts', body) as { jwt: string; gatewayUrl?: string };
+  }
+
   async setFaults(faults: Faults): Promise<void> {
     this.require('faults');
     await this.call('POST', '/faults', faults);
+  }
+
+  /** The USD reference price of a mint (decimal string), or null for "unavailable"; the oracle and the quote engine read it. */
+  async setPrice(mint: string, usdPrice: string | null): Promise<void> {
+    this.require('prices');
+    await this.call('POST', '/prices', { mint, usdPrice });
+  }
+
+  /** The state of one pool of the quote engine, by its address (a route step's ammKey). */
+  async setPool(ammKey: string, state: { enabled?: boolean; reserves?: [string, string] }): Promise<void> {
+    this.require('prices');
+    await this.call('POST', '/pools', { ammKey, ...state });
   }
 }

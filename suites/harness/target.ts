@@ -7,6 +7,7 @@ export interface TargetConfig {
   ordersUrl: string;
   quotesUrl: string;
   controlUrl?: string;
+  gatewayUrl?: string;
   profile: Profile;
   seed: number;
   strict: boolean;
@@ -63,10 +64,16 @@ export async function prepareTarget(config: TargetConfig): Promise<TargetEnv> {
     credentials.ordersTenantId = tenant.tenantId;
   }
   if (!credentials.quotesApiKey && control.has('quote-keys')) credentials.quotesApiKey = await control.createQuoteKey({});
+  let gatewayUrl = config.gatewayUrl;
+  if (!credentials.quotesJwt && control.has('quote-keys')) {
+    const issued = await control.createQuoteJwt({});
+    credentials.quotesJwt = issued.jwt;
+    gatewayUrl ??= issued.gatewayUrl;
+  }
   for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
     registerSecret(credentials[field], name);
   }
-  const env: TargetEnv = { ...config, capabilities, credentials };
+  const env: TargetEnv = { ...config, gatewayUrl, capabilities, credentials };
   env.info = await readInfo(env);
   return env;
 }

@@ -22,6 +22,8 @@ export interface TargetEnv {
   ordersUrl: string;
   quotesUrl: string;
   controlUrl?: string;
+  /** Distributor path (Gateway) base; its paths are /api/v1/... like the key path. */
+  gatewayUrl?: string;
   capabilities: Capability[];
   credentials: Credentials;
   profile: Profile;

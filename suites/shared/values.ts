@@ -20,9 +20,19 @@ export function isNonNegativeInteger(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
-/** Structural equality for decoded JSON/MessagePack values (key order ignored). */
+/** An integer and the digit string of the same integer: one u64 in its two allowed JSON forms. */
+function sameInteger(a: unknown, b: unknown): boolean {
+  const digits = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? v : undefined);
+  const da = digits(a);
+  return da !== undefined && da === digits(b) && typeof a !== typeof b;
+}
+
+/**
+ * Structural equality for decoded JSON/MessagePack values (key order ignored). A u64 travels in JSON as a number
+ * or as a digit string (UNKNOWNS, part B), so an integer equals the digit string of the same value.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
+  if (a === b || sameInteger(a, b)) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);

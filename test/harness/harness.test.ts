@@ -175,3 +175,19 @@ describe('CLI options', () => {
     expect(() => parse(args)).toThrow(UsageError);
   });
 });
+
+describe('exact JSON and encoding equality', async () => {
+  const { parseJsonExact } = await import('../../suites/harness/json-exact.ts');
+  const { deepEqual } = await import('../../suites/shared/values.ts');
+  test('integers above 2^53 arrive as exact digit strings; the rest parses as JSON.parse does', () => {
+    expect(parseJsonExact('{"a":18446744073709551615,"b":[-9007199254740993,1.5e3,42],"s":"12345678901234567890"}'))
+      .toEqual({ a: '18446744073709551615', b: ['-9007199254740993', 1500, 42], s: '12345678901234567890' });
+    expect(parseJsonExact('{"q":"a \\" 99999999999999999999"}')).toEqual({ q: 'a " 99999999999999999999' });
+  });
+  test('a u64 as a number equals its digit string; other values do not mix', () => {
+    expect(deepEqual({ amount: 100 }, { amount: '100' })).toBe(true);
+    expect(deepEqual({ amount: 100 }, { amount: '101' })).toBe(false);
+    expect(deepEqual('100', '100.0')).toBe(false);
+    expect(deepEqual(true, 'true')).toBe(false);
+  });
+});
