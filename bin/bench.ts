@@ -14,18 +14,18 @@ const { allChecks } = await import('../suites/index.ts');
 const { validateResponse } = await import('../generators/index.ts');
 type Profile = import('../suites/harness/types.ts').Profile;
 
-async function profileRun(profile: Profile) {
+async function profileRun(profile: Profile, service?: 'orders' | 'quotes') {
   const server = await startReferenceServer({ port: 0 });
   try {
     const env = await prepareTarget({
       ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl, profile, seed: 1,
-      strict: false, numRuns: 25, timeoutMs: 10_000, expectedProviders: 2, credentials: {},
+      strict: false, numRuns: 25, timeoutMs: 10_000, maxRps: 0, expectedProviders: 2, credentials: {},
     });
     const started = performance.now();
     let requests = 0;
     let waitMs = 0;
     let ran = 0;
-    for (const check of allChecks) {
+    for (const check of allChecks.filter((c) => !service || c.service === service)) {
       const r = await runCheck(check, env);
       if (r.verdict === 'skipped' && r.requests === 0) continue;
       ran++;
@@ -33,7 +33,7 @@ async function profileRun(profile: Profile) {
       waitMs += r.waitMs;
     }
     const wallMs = performance.now() - started;
-    return { profile, checks: ran, wallMs, requests, rps: requests / (wallMs / 1000), waitMs, harnessMs: wallMs - waitMs };
+    return { profile: service ? `${profile} (${service} only)` : profile, checks: ran, wallMs, requests, rps: requests / (wallMs / 1000), waitMs, harnessMs: wallMs - waitMs };
   } finally {
     await server.close();
   }
@@ -57,10 +57,10 @@ function validatorThroughput(): { perSecond: number; n: number } {
 
 // One untimed pass first: module loading and JIT warm-up would otherwise be charged to whichever profile runs first.
 await profileRun('full');
-const rows = [await profileRun('smoke'), await profileRun('full')];
-console.log('profile  checks  wall ms  requests  req/s    waiting on target ms  in harness ms');
+const rows = [await profileRun('smoke'), await profileRun('full'), await profileRun('full', 'quotes')];
+console.log('profile              checks  wall ms  requests  req/s    waiting on target ms  in harness ms');
 for (const r of rows) {
-  console.log(`${r.profile.padEnd(8)} ${String(r.checks).padStart(6)}  ${r.wallMs.toFixed(0).padStart(7)}  ${String(r.requests).padStart(8)}  ` +
+  console.log(`${r.profile.padEnd(20)} ${String(r.checks).padStart(6)}  ${r.wallMs.toFixed(0).padStart(7)}  ${String(r.requests).padStart(8)}  ` +
     `${r.rps.toFixed(0).padStart(6)}  ${r.waitMs.toFixed(0).padStart(20)}  ${r.harnessMs.toFixed(0).padStart(13)}`);
 }
 const v = validatorThroughput();

@@ -32,6 +32,8 @@ Run:
   --strict              failures of assumed rules fail the gate too [CONFORMANCE_STRICT=1]
   --num-runs N          fast-check runs per property (default 100, 25 when CI is set) [CONFORMANCE_NUM_RUNS]
   --timeout MS          per-request timeout (default 30000)        [CONFORMANCE_TIMEOUT_MS]
+  --max-rps N           request budget, requests per second (default 10 on a given target, none on the
+                        embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
   --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
   --mutant NAME         embedded server only: start it with one deliberate defect
   --variant NAME        embedded server only: start it with one benign variation
@@ -85,7 +87,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       options: {
         'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' }, 'gateway-url': { type: 'string' },
         profile: { type: 'string' }, seed: { type: 'string' }, 'report-dir': { type: 'string' }, grep: { type: 'string' },
-        shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' },
+        shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' }, 'max-rps': { type: 'string' },
         'expected-providers': { type: 'string' }, mutant: { type: 'string' }, variant: { type: 'string' },
         'merge-reports': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
@@ -120,6 +122,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       strict: Boolean(values.strict) || strictEnv === '1' || strictEnv === 'true',
       numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
       timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
+      maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
       expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
     },
     reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? join(ROOT, 'reports')),

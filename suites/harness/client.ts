@@ -4,6 +4,7 @@ import { findOperation, getOperation, validateResponse, type Service } from '../
 import type { Exchange, RecordedResponse } from './exchange.ts';
 import { ConformanceFailure, SetupFailed, type FailureDetail } from './failure.ts';
 import { parseJsonExact } from './json-exact.ts';
+import type { Pacer } from './pacer.ts';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -46,6 +47,8 @@ export interface ClientOptions {
    * path: its error bodies are not given, UNKNOWNS part B).
    */
   errorBodies?: 'validate' | 'status-only';
+  /** The request budget every attempt waits for (--max-rps). */
+  pacer?: Pacer;
   /** Pause between retries; replaced in unit tests. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -152,6 +155,7 @@ export class ServiceClient {
       let status: number;
       let responseHeaders: Record<string, string>;
       let raw: Buffer;
+      await this.opts.pacer?.slot();
       try {
         // The whole exchange, body included, within timeoutMs (undici's own timers tick coarsely).
         const signal = AbortSignal.timeout(timeoutMs);

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { ControlAdapter } from './control.ts';
+import { SetupFailed } from './failure.ts';
 import { registerSecret } from './redact.ts';
 import { CREDENTIAL_ENV, type Capability, type Credentials, type Profile, type TargetEnv } from './types.ts';
 
@@ -13,6 +14,7 @@ export interface TargetConfig {
   strict: boolean;
   numRuns: number;
   timeoutMs: number;
+  maxRps: number;
   expectedProviders: number;
   credentials: Credentials;
 }
@@ -66,9 +68,14 @@ export async function prepareTarget(config: TargetConfig): Promise<TargetEnv> {
   if (!credentials.quotesApiKey && control.has('quote-keys')) credentials.quotesApiKey = await control.createQuoteKey({});
   let gatewayUrl = config.gatewayUrl;
   if (!credentials.quotesJwt && control.has('quote-keys')) {
-    const issued = await control.createQuoteJwt({});
-    credentials.quotesJwt = issued.jwt;
-    gatewayUrl ??= issued.gatewayUrl;
+    // Best effort: a target may issue keys but no distributor JWTs; the distributor checks then skip, saying why.
+    try {
+      const issued = await control.createQuoteJwt({});
+      credentials.quotesJwt = issued.jwt;
+      gatewayUrl ??= issued.gatewayUrl;
+    } catch (e) {
+      if (!(e instanceof SetupFailed)) throw e;
+    }
   }
   for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
     registerSecret(credentials[field], name);

@@ -31,6 +31,8 @@ export interface TargetEnv {
   numRuns: number;
   strict: boolean;
   timeoutMs: number;
+  /** Request budget in requests per second for the whole run; 0 = none (--max-rps). */
+  maxRps: number;
   /** Expected number of key-path providers (a product fact that may change; default 2). */
   expectedProviders: number;
   /** What the target's /api/v1/info answered at start, for the report. */

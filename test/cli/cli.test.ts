@@ -75,7 +75,7 @@ describe('conformance CLI', () => {
       const tenant = await (await fetch(`${server.controlUrl}/tenants`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json() as { apiKey: string };
       const dir = tmp();
       const r = await cli(['--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl, '--control-url', server.controlUrl,
-        '--profile', 'full', '--report-dir', dir], { ORDERS_API_KEY: tenant.apiKey });
+        '--profile', 'full', '--max-rps', '0', '--report-dir', dir], { ORDERS_API_KEY: tenant.apiKey });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(verdicts(matrixOf(dir))).toEqual(verdicts(embedded));
       for (const file of filesUnder(dir)) expect(readFileSync(file, 'utf8').includes(tenant.apiKey), file).toBe(false);

@@ -116,7 +116,7 @@ describe('decoding', () => {
 describe('runner verdicts', () => {
   const env: TargetEnv = {
     ordersUrl: 'http://127.0.0.1:9', quotesUrl: 'http://127.0.0.1:9', capabilities: [], credentials: {}, profile: 'readonly',
-    seed: 1, numRuns: 5, strict: false, timeoutMs: 1000, expectedProviders: 2,
+    seed: 1, numRuns: 5, strict: false, timeoutMs: 1000, maxRps: 0, expectedProviders: 2,
   };
   const check = (run: Parameters<typeof defineCheck>[0]['run'], extra: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
     defineCheck({ name: 'a-check', service: 'quotes', rules: ['Q-INFO-003', 'Q-PROV-005'], profile: 'smoke', run, ...extra });
@@ -189,5 +189,21 @@ describe('exact JSON and encoding equality', async () => {
     expect(deepEqual({ amount: 100 }, { amount: '101' })).toBe(false);
     expect(deepEqual('100', '100.0')).toBe(false);
     expect(deepEqual(true, 'true')).toBe(false);
+  });
+});
+
+describe('request budget', async () => {
+  const { Pacer } = await import('../../suites/harness/pacer.ts');
+  test('at most maxRps slots per second, in order; 0 means no budget', async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    const pacer = new Pacer(4, () => clock, async (ms) => { waits.push(ms); });
+    for (let i = 0; i < 5; i++) await pacer.slot();
+    expect(waits).toEqual([250, 500, 750, 1000]);
+    clock = 5000;
+    await pacer.slot();
+    expect(waits).toHaveLength(4);
+    const none = new Pacer(0, () => 0, async () => { throw new Error('no wait expected'); });
+    await none.slot();
   });
 });

@@ -11,7 +11,7 @@ export async function runAgainstReference(options: ReferenceServerOptions, check
   try {
     const env = await prepareTarget({
       ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl,
-      profile: 'full', seed: SELF_TEST_SEED, strict: false, numRuns: process.env.CI ? 20 : 50, timeoutMs: 10_000,
+      profile: 'full', seed: SELF_TEST_SEED, strict: false, numRuns: process.env.CI ? 20 : 50, timeoutMs: 10_000, maxRps: 0,
       expectedProviders: 2, credentials: {},
     });
     const results: CheckResult[] = [];
