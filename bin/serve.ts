@@ -3,7 +3,8 @@
  * `npm run serve -- --port N [--mutant NAME] [--variant NAME] [--environment staging|production]`
  *
  * Starts the reference server (both services and the control API on one port of 127.0.0.1) and prints one JSON line
- * with its URLs once listening. `--list-mutants` prints the mutant catalogue (name, rule, description; tab-separated,
+ * with its URLs once listening: `orders`, `quotes` (the key path), `gateway` (the distributor path's {gateway_url}),
+ * `control`, and the mutant and variant (or null). `--list-mutants` prints the mutant catalogue (name, rule, description; tab-separated,
  * one per line) and `--list-variants` the benign variants (name, description). Bad options: one line on stderr, exit 2.
  */
 import { parseArgs } from 'node:util';
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({
     orders: server.ordersUrl,
     quotes: server.quotesUrl,
+    gateway: server.gatewayUrl,
     control: server.controlUrl,
     mutant: server.mutant ?? null,
     variant: server.variant ?? null,

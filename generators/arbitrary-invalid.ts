@@ -228,7 +228,8 @@ function flatCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean): Can
 
   // 5. arrays
   if (!constrained && may('array') && (declaredTypes !== undefined || types.includes('array'))) {
-    out.push(...arrayCandidates(n, ctx, depth, assumed, mk, withBounds));
+    // The host of a nested violation is a valid array: with `type: [array, null]` the other types are left out.
+    out.push(...arrayCandidates(n, ctx, depth, assumed, mk, (patch) => withBounds({ ...patch, type: 'array' })));
   }
 
   // 6. objects

@@ -8,6 +8,15 @@ import * as quoteInfo from './quotes/info.checks.ts';
 import * as quoteProviders from './quotes/providers.checks.ts';
 import * as quoteShape from './quotes/shape.checks.ts';
 import * as quoteVenues from './quotes/venues.checks.ts';
+import * as quoteQuote from './quotes/quote.checks.ts';
+import * as quoteQuoteEncoding from './quotes/quote-encoding.checks.ts';
+import * as quoteParams from './quotes/params.checks.ts';
+import * as quoteBounds from './quotes/bounds.checks.ts';
+import * as quoteErrors from './quotes/errors.checks.ts';
+import * as quotePrices from './quotes/prices.checks.ts';
+import * as quoteOutages from './quotes/outages.checks.ts';
+import * as quoteRate from './quotes/rate.checks.ts';
+import * as quoteDistributor from './quotes/distributor.checks.ts';
 import * as orderAuth from './orders/auth.checks.ts';
 import * as orderHealth from './orders/health.checks.ts';
 import * as orderRequestId from './orders/request-id.checks.ts';
@@ -27,6 +36,15 @@ export const checkGroups: Record<string, Check[]> = {
   'quotes/venues': checksOf(quoteVenues),
   'quotes/providers': checksOf(quoteProviders),
   'quotes/shape': checksOf(quoteShape),
+  'quotes/quote': checksOf(quoteQuote),
+  'quotes/quote-encoding': checksOf(quoteQuoteEncoding),
+  'quotes/params': checksOf(quoteParams),
+  'quotes/bounds': checksOf(quoteBounds),
+  'quotes/errors': checksOf(quoteErrors),
+  'quotes/prices': checksOf(quotePrices),
+  'quotes/outages': checksOf(quoteOutages),
+  'quotes/rate': checksOf(quoteRate),
+  'quotes/distributor': checksOf(quoteDistributor),
   'orders/health': checksOf(orderHealth),
   'orders/auth': checksOf(orderAuth),
   'orders/request-id': checksOf(orderRequestId),

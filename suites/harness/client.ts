@@ -215,12 +215,12 @@ export class ServiceClient {
       });
       return;
     }
+    if (status >= 400 && this.opts.errorBodies === 'status-only') return;
     if (!result.documentedMediaType) {
       const documented = Object.keys(op.responses[String(status)]?.mediaTypes ?? {}).join(' or ') || 'a documented media type';
       this.opts.violation({ rule: op.rule, detail: { documented: `${status} answered as ${documented}`, received: mediaType ?? 'no content-type', exchange } });
       return;
     }
-    if (status >= 400 && this.opts.errorBodies === 'status-only') return;
     const byRule = new Map<string, string[]>();
     for (const err of result.errors) {
       const list = byRule.get(err.rule) ?? [];

@@ -3,6 +3,7 @@ import { ServiceClient } from './client.ts';
 import { SetupFailed, Unsupported } from './failure.ts';
 import { CAPABILITIES, type Capability } from './types.ts';
 
+export interface QuoteKeyPlan { rps?: number; monthlyAllowance?: number; organizationId?: string; state?: 'active' | 'revoked' }
 export type KeyState = 'active' | 'revoked' | 'other-environment' | 'product-disabled' | 'product-expired';
 export type TenantState = 'active' | 'suspended' | 'deleted' | 'not-provisioned';
 export interface Faults {
@@ -72,9 +73,14 @@ export class ControlAdapter {
     await this.call('PATCH', `/tenants/${encodeURIComponent(tenantId)}`, { state });
   }
 
-  async createQuoteKey(plan: { rps?: number; monthlyAllowance?: number; state?: 'active' | 'revoked' } = {}): Promise<string> {
+  async createQuoteKey(plan: QuoteKeyPlan = {}): Promise<string> {
+    return (await this.issueQuoteKey(plan)).apiKey;
+  }
+
+  /** A quote key and the organization it belongs to (keys of one organization pool limits and credits). */
+  async issueQuoteKey(plan: QuoteKeyPlan = {}): Promise<{ apiKey: string; organizationId?: string }> {
     this.require('quote-keys');
-    return (await this.call('POST', '/quote-keys', plan) as { apiKey: string }).apiKey;
+    return await this.call('POST', '/quote-keys', plan) as { apiKey: string; organizationId?: string };
   }
 
   /** A distributor-path JWT, and the Gateway base URL when the target names it. */

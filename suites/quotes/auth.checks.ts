@@ -18,23 +18,25 @@ function expectPlatformInvalidKey(t: CheckContext, ex: Exchange): void {
   });
 }
 
-function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => string | undefined, what: string): Check {
+function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => string | undefined, what: string, everyEndpoint?: 'Q-AUTH-005'): Check {
   return defineCheck({
     name,
     service: 'quotes',
-    rules: [rule, 'Q-AUTH-003'],
+    rules: [rule, 'Q-AUTH-003', ...(everyEndpoint ? [everyEndpoint] : [])],
     profile: 'smoke',
     async run(t: CheckContext) {
-      for (const { path, query } of ENDPOINTS) {
+      for (const [i, { path, query }] of ENDPOINTS.entries()) {
         const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key() }, retry: false });
-        t.expect(rule, ex.response.status === 401, { documented: `GET ${path} with ${what} answered 401`, received: ex.response.status, exchange: ex });
+        // The first endpoint decides the rule itself; the others that "every key-path endpoint" holds (Q-AUTH-005).
+        const decides = i > 0 && everyEndpoint ? everyEndpoint : rule;
+        t.expect(decides, ex.response.status === 401, { documented: `GET ${path} with ${what} answered 401`, received: ex.response.status, exchange: ex });
         expectPlatformInvalidKey(t, ex);
       }
     },
   });
 }
 
-export const missingKeyIsRejectedWith401 = rejectsKey('missing-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-001', () => undefined, 'no x-api-key');
+export const missingKeyIsRejectedWith401 = rejectsKey('missing-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-001', () => undefined, 'no x-api-key', 'Q-AUTH-005');
 export const unknownKeyIsRejectedWith401 = rejectsKey('unknown-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-002', () => randomToken('unknown-key'), 'an unknown x-api-key');
 
 export const revokedKeyIsRejectedWith401 = defineCheck({

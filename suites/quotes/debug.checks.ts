@@ -1,5 +1,6 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { randomToken } from '../shared/values.ts';
+import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
 
 export const everyResponseCarriesEdgeRequestId = defineCheck({
   name: 'every-response-carries-x-edge-requestid',
@@ -15,6 +16,10 @@ export const everyResponseCarriesEdgeRequestId = defineCheck({
       { path: '/api/v1/info', headers: { 'x-api-key': randomToken('unknown-key') } },
       { path: '/api/v1/info', method: 'POST', json: {} },
       { path: `/api/v1/${randomToken('no-such-endpoint')}` },
+      // Quote answers: a route, an engine 400 and an engine 404 (no route through an unknown venue).
+      { path: '/api/v1/quote/swap', query: MINIMAL_SWAP_QUERY },
+      { path: '/api/v1/quote/swap', query: { ...MINIMAL_SWAP_QUERY, amount: '1.5' } },
+      { path: '/api/v1/quote/swap', query: { ...MINIMAL_SWAP_QUERY, dexes: randomToken('no-such-venue') } },
     ];
     for (const spec of requests) {
       const ex = await t.quotes.request({ ...spec, retry: false });

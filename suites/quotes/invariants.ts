@@ -1,0 +1,495 @@
+/**
+ * The invariants of GET /api/v1/quote/swap, applied to every answer the suite receives (one function for a 200,
+ * one for an engine 404). Each fact names its rule; `Judge` decides whether a broken fact fails the check at once
+ * (the check cites the rule) or is recorded and reported after the check's own assertions.
+ *
+ * Parameter-dependent facts read the request that produced the answer, so any check that sends e.g. `dexes` or
+ * `venueBanlist` gets those effects checked for free.
+ */
+import type { FailureDetail } from '../harness/failure.ts';
+import { isObject, type Json } from '../shared/values.ts';
+import { KNOWN_MINT_DECIMALS, WSOL_MINT } from './fixtures.ts';
+import {
+  DOCUMENTED_DEFAULTS, FULL_ORDER_PPB, U64_MAX, decimal, routesOf, stepsOf, u64,
+  type Discovery, type Judge, type QuoteCall, type QuoteParams,
+} from './quote-support.ts';
+import {
+  ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, FORMAT_0_SIZE_LIMIT, associatedTokenAccounts, closeAccountInstructions, compileRoute,
+  createAccountInstructions, instructionsOf, isIdempotentCreate, isPubkey, signerAccounts, uniqueAccounts, uniqueWritableAccounts,
+  type Instruction,
+} from './solana.ts';
+
+/** Tolerance of the reference-price comparison: the oracle may move between the check and the answer (UNKNOWNS). */
+export const PRICE_TOLERANCE = 0.005;
+
+// ---------------------------------------------------------------- reading the request
+
+export function flag(params: QuoteParams, name: string, fallback: boolean): boolean {
+  const v = params[name];
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  return fallback;
+}
+
+export function integerParam(params: QuoteParams, name: string): number | undefined {
+  const v = params[name];
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : undefined;
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
+}
+
+export function listParam(params: QuoteParams, name: string): string[] | undefined {
+  const v = params[name];
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) return [...v];
+  return String(v).split(',');
+}
+
+function stringParam(params: QuoteParams, name: string): string | undefined {
+  const v = params[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+// ---------------------------------------------------------------- 200
+
+type Detail = (documented: string, received?: unknown) => FailureDetail;
+
+const ROUTE_U64 = ['inAmount', 'outAmount', 'contextSlot', 'computeUnits', 'computeUnitsSafe', 'expiresAtMs', 'expiresAfterSlot', 'timeTakenNs'];
+const STEP_U64 = ['inAmount', 'outAmount', 'feeAmount', 'contextSlot'];
+
+function isU64(v: unknown): boolean {
+  const n = u64(v);
+  return n !== undefined && n <= U64_MAX;
+}
+
+/** Decimals seen per mint within one check, to cross-check responses against each other (Q-META-005, Q-ERR-007). */
+const decimalsSeen = new WeakMap<Judge, Map<string, number>>();
+
+function checkDecimals(j: Judge, rule: string, mint: unknown, value: unknown, detail: Detail): void {
+  if (typeof mint !== 'string' || typeof value !== 'number') return;
+  const known = KNOWN_MINT_DECIMALS[mint];
+  if (known !== undefined) j.must(rule, value === known, detail(`the decimals of mint ${mint} are ${known}`, value));
+  let seen = decimalsSeen.get(j);
+  if (!seen) decimalsSeen.set(j, (seen = new Map()));
+  const before = seen.get(mint);
+  if (before === undefined) seen.set(mint, value);
+  else j.must(rule, before === value, detail(`mint ${mint} has the same decimals in every response (seen ${before} before)`, value));
+}
+
+function priceIsValid(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  const n = decimal(v);
+  return n !== undefined && n >= 0;
+}
+
+/** Every invariant of a 200 quote answer. */
+export function checkQuote(j: Judge, call: QuoteCall, d: Discovery): void {
+  const { params, ex } = call;
+  const body = call.body;
+  const detail = (documented: string, received?: unknown) => ({ documented, received, exchange: ex });
+  const inputMint = stringParam(params, 'inputMint');
+  const outputMint = stringParam(params, 'outputMint');
+
+  // Quote response.
+  const fields = ['id', 'inputMint', 'outputMint', 'amount', 'quotes', 'metadata'];
+  j.must('Q-QUOTE-001', isObject(body) && fields.every((k) => k in body),
+    detail('a quote response object with id, inputMint, outputMint, amount, quotes and metadata', isObject(body) ? Object.keys(body) : body));
+  if (!isObject(body)) return;
+  j.must('Q-QUOTE-002', typeof body.id === 'string' && body.id.trim() !== '', detail('id is a non-empty string', body.id));
+  j.must('Q-QUOTE-003', body.inputMint === inputMint && body.outputMint === outputMint,
+    detail(`inputMint ${inputMint} and outputMint ${outputMint} echo the request`, { inputMint: body.inputMint, outputMint: body.outputMint }));
+  const amount = stringParam(params, 'amount');
+  if (amount && /^[0-9]+$/.test(amount)) {
+    j.must('Q-QUOTE-004', u64(body.amount) === BigInt(amount), detail(`amount echoes the requested ${amount}`, body.amount));
+  }
+  j.must('Q-QUOTE-009', body.amount === undefined || isU64(body.amount), detail('amount is a u64 (integer or digit string, 0 to 2^64-1)', body.amount));
+  const quotes = body.quotes;
+  j.must('Q-QUOTE-005', isObject(quotes), detail('quotes is an object keyed by provider id, not an array', Array.isArray(quotes) ? `an array of ${quotes.length}` : quotes));
+  if (!isObject(quotes)) return;
+  const keys = Object.keys(quotes);
+  const unknownKeys = keys.filter((k) => !d.providerIds.includes(k));
+  j.must('Q-QUOTE-006', unknownKeys.length === 0, detail(`every key of quotes is a provider id of /api/v1/providers (${d.providerIds.join(', ')})`, keys));
+  j.must('Q-QUOTE-007', keys.length >= 1, detail('a 200 carries at least one route (no route is a 404 code -7)', quotes));
+  const missing = d.providerIds.filter((p) => !keys.includes(p));
+  if (missing.length > 0) j.note(`Q-QUOTE-008: providers absent from a quote (tolerated): ${missing.join(', ')}`);
+
+  // Lookup table contents.
+  const altsRequested = flag(params, 'includeAltContents', false);
+  const tables = new Map<string, string[]>();
+  const usesTables = routesOf(body).some(([, r]) => Array.isArray(r.addressLookupTables) && r.addressLookupTables.length > 0);
+  if (altsRequested && usesTables) {
+    j.must('Q-PARAM-042', Array.isArray(body.alts), detail('includeAltContents=true adds a top-level alts array with the tables the routes use', body.alts ?? '(absent)'));
+  } else if (!altsRequested) {
+    j.must('Q-PARAM-042', body.alts === undefined || body.alts === null, detail('no top-level alts without includeAltContents=true', body.alts));
+  }
+  if (Array.isArray(body.alts)) {
+    for (const alt of body.alts) {
+      const ok = isObject(alt) && isPubkey(alt.p) && Array.isArray(alt.a) && alt.a.every(isPubkey);
+      j.must('Q-QUOTE-010', ok, detail('each alts element is {p: table address, a: [addresses]} with base58 public keys', alt));
+      if (ok) tables.set(alt.p as string, alt.a as string[]);
+    }
+  }
+
+  // metadata.
+  const meta = body.metadata;
+  j.must('Q-META-001', isObject(meta) && typeof meta.ExpectedWinner === 'string' && typeof meta.expectedWinner === 'string'
+    && Number.isInteger(meta.inputMintDecimals) && Number.isInteger(meta.outputMintDecimals),
+  detail('metadata carries ExpectedWinner, expectedWinner (strings) and inputMintDecimals, outputMintDecimals (integers)', meta));
+  if (isObject(meta)) {
+    j.must('Q-META-002', meta.ExpectedWinner === meta.expectedWinner,
+      detail('ExpectedWinner and expectedWinner have the same value', { ExpectedWinner: meta.ExpectedWinner, expectedWinner: meta.expectedWinner }));
+    j.must('Q-META-003', typeof meta.ExpectedWinner === 'string' && keys.includes(meta.ExpectedWinner),
+      detail('ExpectedWinner is a key of quotes (clients execute quotes[ExpectedWinner])', { ExpectedWinner: meta.ExpectedWinner, keys }));
+    for (const side of ['input', 'output'] as const) {
+      const value = meta[`${side}MintDecimals`];
+      j.must('Q-META-005', value === undefined || (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 255),
+        detail(`${side}MintDecimals is an integer from 0 to 255`, value));
+      checkDecimals(j, 'Q-META-005', side === 'input' ? inputMint : outputMint, value, detail);
+      j.must('Q-META-006', priceIsValid(meta[`${side}PriceUSD`]),
+        detail(`${side}PriceUSD is a non-negative decimal, or null/absent when unavailable`, meta[`${side}PriceUSD`]));
+    }
+    j.must('Q-META-008', meta.errors === undefined || meta.errors === null, detail('metadata.errors appears only on a no-route failure, never on a 200', meta.errors));
+    const winner = typeof meta.ExpectedWinner === 'string' && isObject(quotes[meta.ExpectedWinner]) ? quotes[meta.ExpectedWinner] as Json : undefined;
+    const best = routesOf(body).reduce<bigint | undefined>((m, [, r]) => {
+      const out = u64(r.outAmount);
+      return out !== undefined && (m === undefined || out > m) ? out : m;
+    }, undefined);
+    if (winner && best !== undefined && u64(winner.outAmount) !== undefined && (u64(winner.outAmount) as bigint) < best) {
+      j.note('Q-META-004: the recommended route is not the one with the largest outAmount (allowed: the winner is slippage-adjusted)');
+    }
+  }
+
+  // Parameters that bound the whole answer.
+  const numQuotes = integerParam(params, 'numQuotes') ?? DOCUMENTED_DEFAULTS.numQuotes;
+  j.must('Q-PARAM-005', keys.length <= numQuotes, detail(`at most numQuotes (${numQuotes}) entries in quotes`, keys));
+  const providers = listParam(params, 'providers');
+  if (providers) {
+    j.must('Q-PARAM-007', keys.every((k) => providers.includes(k)), detail(`with providers=${providers.join(',')} every key of quotes is a listed provider`, keys));
+  }
+
+  for (const [provider, route] of routesOf(body)) {
+    checkRoute(j, call, d, provider, route, tables);
+  }
+}
+
+/** Every invariant of one route (a value of quotes). */
+function checkRoute(j: Judge, call: QuoteCall, d: Discovery, provider: string, route: Json, tables: ReadonlyMap<string, string[]>): void {
+  const { params, ex, body } = call;
+  const where = `quotes.${provider}`;
+  const detail = (documented: string, received?: unknown) => ({ documented: `${where}: ${documented}`, received, exchange: ex });
+  const inputMint = stringParam(params, 'inputMint') ?? '';
+  const outputMint = stringParam(params, 'outputMint') ?? '';
+  const user = stringParam(params, 'userPublicKey') ?? '';
+
+  // Route fields.
+  const shapeOk = isU64(route.inAmount) && isU64(route.outAmount) && Number.isInteger(route.slippageBps)
+    && (route.slippageBps as number) >= 0 && (route.slippageBps as number) <= 65535
+    && Array.isArray(route.steps) && Array.isArray(route.instructions)
+    && Array.isArray(route.addressLookupTables) && isU64(route.contextSlot);
+  j.must('Q-ROUTE-001', shapeOk, detail('inAmount, outAmount (u64), slippageBps (u16), steps, instructions, addressLookupTables (arrays), contextSlot (u64)',
+    { inAmount: route.inAmount, outAmount: route.outAmount, slippageBps: route.slippageBps, contextSlot: route.contextSlot }));
+  j.must('Q-ROUTE-002', isU64(route.computeUnits) && isU64(route.computeUnitsSafe),
+    detail('computeUnits and computeUnitsSafe are u64 values', { computeUnits: route.computeUnits, computeUnitsSafe: route.computeUnitsSafe }));
+  // Optional fields may be null where unset (specs: null counts as absent).
+  for (const k of ROUTE_U64) {
+    if (route[k] !== undefined && route[k] !== null) j.must('Q-QUOTE-009', isU64(route[k]), detail(`${k} is a u64 (integer or digit string, 0 to 2^64-1)`, route[k]));
+  }
+  j.must('Q-ROUTE-010', (route.referenceId == null || typeof route.referenceId === 'string')
+    && (route.timeTakenNs == null || isU64(route.timeTakenNs)),
+  detail('referenceId is a string and timeTakenNs a u64 when present', { referenceId: route.referenceId, timeTakenNs: route.timeTakenNs }));
+  for (const k of ['expiresAtMs', 'expiresAfterSlot']) {
+    j.must('Q-ROUTE-015', route[k] == null || isU64(route[k]), detail(`${k} is absent (or null) or a u64`, route[k]));
+  }
+  const expiresAtMs = u64(route.expiresAtMs);
+  if (expiresAtMs !== undefined && expiresAtMs < BigInt(Date.now() - 5_000)) j.note(`Q-ROUTE-016: ${where}.expiresAtMs ${expiresAtMs} lies before the time of the response`);
+  const expiresAfterSlot = u64(route.expiresAfterSlot);
+  const contextSlot = u64(route.contextSlot);
+  if (expiresAfterSlot !== undefined && contextSlot !== undefined && expiresAfterSlot < contextSlot) {
+    j.note(`Q-ROUTE-016: ${where}.expiresAfterSlot ${expiresAfterSlot} is below its contextSlot ${contextSlot}`);
+  }
+
+  // slippageBps: the requested value is the maximum the route may be built with.
+  const slippage = integerParam(params, 'slippageBps') ?? DOCUMENTED_DEFAULTS.slippageBps;
+  if (Number.isInteger(route.slippageBps)) {
+    j.must('Q-PARAM-004', (route.slippageBps as number) <= slippage, detail(`slippageBps at most the requested ${slippage}`, route.slippageBps));
+    if (route.slippageBps !== slippage) j.note(`${where} was built with slippageBps ${String(route.slippageBps)} (requested ${slippage})`);
+  }
+
+  // Steps.
+  const steps = stepsOf(route);
+  if (Array.isArray(route.steps) && route.steps.length === 0) j.note(`Q-ROUTE-003: ${where} has no steps (a direct fill)`);
+  for (const step of Array.isArray(route.steps) ? route.steps : []) {
+    const ok = isObject(step) && isPubkey(step.ammKey) && typeof step.label === 'string' && step.label !== ''
+      && isPubkey(step.inputMint) && isPubkey(step.outputMint) && isU64(step.inAmount) && isU64(step.outAmount) && 'allocPpb' in step;
+    j.must('Q-ROUTE-004', ok, detail('each step has ammKey, label, inputMint, outputMint, inAmount, outAmount, allocPpb', step));
+    if (!isObject(step)) continue;
+    const alloc = step.allocPpb;
+    j.must('Q-ROUTE-005', Number.isInteger(alloc) && (alloc as number) >= 1 && (alloc as number) <= 1e9,
+      detail('allocPpb is an integer from 1 to 1000000000', alloc));
+    for (const k of STEP_U64) {
+      if (step[k] !== undefined && step[k] !== null) {
+        j.must('Q-QUOTE-009', isU64(step[k]), detail(`step ${k} is a u64`, step[k]));
+      }
+    }
+    j.must('Q-ROUTE-010', (step.feeMint == null || isPubkey(step.feeMint)) && (step.feeAmount == null || isU64(step.feeAmount))
+      && (step.contextSlot == null || isU64(step.contextSlot)),
+    detail('feeMint (base58), feeAmount (u64) and contextSlot (u64 or null) have their types when present',
+      { feeMint: step.feeMint, feeAmount: step.feeAmount, contextSlot: step.contextSlot }));
+    j.must('Q-ROUTE-008', typeof step.label === 'string' && d.labels.includes(step.label),
+      detail('every step label is a label of /api/v1/venues', { label: step.label, venues: d.labels }));
+  }
+  if (steps.length > 0) {
+    // allocPpb (UNKNOWNS part B): steps are grouped by inputMint; the first hop (the request's inputMint) carries
+    // the whole order, split or not. Later hops are observed only (Q-ROUTE-007).
+    const groups = new Map<string, bigint>();
+    for (const s of steps) {
+      if (typeof s.inputMint === 'string' && Number.isInteger(s.allocPpb)) {
+        groups.set(s.inputMint, (groups.get(s.inputMint) ?? 0n) + BigInt(s.allocPpb as number));
+      }
+    }
+    const first = groups.get(inputMint);
+    if (first !== undefined) {
+      j.must('Q-ROUTE-006', first === FULL_ORDER_PPB, detail(`the steps from the request's inputMint have allocPpb summing to ${FULL_ORDER_PPB}`,
+        steps.filter((s) => s.inputMint === inputMint).map((s) => ({ label: s.label, allocPpb: s.allocPpb }))));
+    }
+    for (const [mint, sum] of groups) {
+      if (mint !== inputMint && sum !== FULL_ORDER_PPB) j.note(`Q-ROUTE-007: ${where}: steps from ${mint} have allocPpb summing to ${sum}, not ${FULL_ORDER_PPB}`);
+    }
+    const outputs = new Set(steps.map((s) => s.outputMint));
+    const connected = steps.some((s) => s.inputMint === inputMint) && outputs.has(outputMint)
+      && steps.every((s) => s.inputMint === inputMint || outputs.has(s.inputMint));
+    j.must('Q-ROUTE-009', connected, detail(`the steps connect ${inputMint} to ${outputMint}`,
+      steps.map((s) => `${String(s.inputMint)} -> ${String(s.outputMint)} (${String(s.label)})`)));
+
+    // Routing restrictions of the request.
+    if (flag(params, 'onlyDirectRoutes', false)) {
+      j.must('Q-PARAM-016', steps.every((s) => s.inputMint === inputMint && s.outputMint === outputMint),
+        detail('with onlyDirectRoutes=true every step goes from inputMint to outputMint (single hop)', steps.map((s) => `${String(s.inputMint)} -> ${String(s.outputMint)}`)));
+    }
+    const labels = steps.map((s) => s.label);
+    const dexes = listParam(params, 'dexes');
+    if (dexes) j.must('Q-PARAM-009', labels.every((l) => typeof l === 'string' && dexes.includes(l)), detail(`with dexes=${dexes.join(',')} every step label is listed`, labels));
+    const excluded = listParam(params, 'excludeDexes');
+    if (excluded) j.must('Q-PARAM-011', labels.every((l) => !excluded.includes(l as string)), detail(`with excludeDexes=${excluded.join(',')} no step label is listed`, labels));
+    const pools = steps.map((s) => s.ammKey);
+    const allow = listParam(params, 'venueAllowlist');
+    const ban = listParam(params, 'venueBanlist');
+    if (allow) j.must('Q-PARAM-012', pools.every((p) => allow.includes(p as string)), detail(`with venueAllowlist every step ammKey is listed (${allow.join(',')})`, pools));
+    if (ban) {
+      const bannedUsed = pools.filter((p) => ban.includes(p as string));
+      const inBoth = allow ? bannedUsed.filter((p) => allow.includes(p as string)) : [];
+      if (inBoth.length > 0) j.must('Q-PARAM-014', false, detail('a pool in both venueAllowlist and venueBanlist is never used (the banlist overrides)', inBoth));
+      j.must('Q-PARAM-013', bannedUsed.length === 0, detail(`with venueBanlist no step ammKey is listed (${ban.join(',')})`, bannedUsed));
+    }
+  }
+
+  // Lookup tables.
+  const altKeys = Array.isArray(route.addressLookupTables) ? route.addressLookupTables : [];
+  j.must('Q-ROUTE-012', altKeys.every(isPubkey), detail('addressLookupTables are base58 lookup table addresses', altKeys));
+  if (flag(params, 'includeAltContents', false) && Array.isArray((body as Json).alts)) {
+    const uncovered = altKeys.filter((k) => !tables.has(k as string));
+    j.must('Q-PARAM-042', uncovered.length === 0, detail('alts has an entry for every lookup table the route uses', { uncovered, alts: [...tables.keys()] }));
+  }
+  const format = integerParam(params, 'transactionFormat') ?? 0;
+  if (format === 1) j.must('Q-PARAM-032', altKeys.length === 0, detail('with transactionFormat=1 the route uses no lookup tables', altKeys));
+
+  // Instructions.
+  const rawIxs = Array.isArray(route.instructions) ? route.instructions : [];
+  j.must('Q-ROUTE-011', rawIxs.length > 0, detail('instructions is a non-empty array', route.instructions));
+  const ixs = instructionsOf(route);
+  const badIx = rawIxs.find((ix) => instructionsOf({ instructions: [ix] }) === undefined || !isBase64(ix));
+  j.must('Q-ROUTE-011', ixs !== undefined && badIx === undefined,
+    detail('each instruction is {p: base58 program id, a: [{p: base58, s: bool, w: bool}], d: base64 data}', badIx));
+  if (!ixs) return;
+  if (ixs.some((ix) => ix.p === COMPUTE_BUDGET_PROGRAM)) j.note(`Q-ROUTE-014: ${where} already carries a compute-budget instruction`);
+  const signers = signerAccounts(ixs);
+  j.must('Q-ROUTE-013', signers.has(user), detail(`the instructions are built for userPublicKey ${user}: it is a signer account`, [...signers]));
+  checkAccounts(j, call, where, route, ixs, tables, format, detail);
+  checkTokenAccounts(j, params, where, ixs, { inputMint, outputMint, user }, detail);
+  checkReferencePrice(j, call, where, route, detail);
+}
+
+function isBase64(ix: unknown): boolean {
+  return isObject(ix) && typeof ix.d === 'string' && /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(ix.d);
+}
+
+
+/** Transaction size, account counts and writable counts of the assembled route (Transaction sizing parameters). */
+function checkAccounts(j: Judge, call: QuoteCall, where: string, route: Json, ixs: Instruction[], tables: ReadonlyMap<string, string[]>,
+  format: number, detail: Detail): void {
+  const { params } = call;
+  const user = stringParam(params, 'userPublicKey') ?? '';
+  const writable = uniqueWritableAccounts(ixs);
+  const writableLimit = integerParam(params, 'accountsLimitWritable') ?? DOCUMENTED_DEFAULTS.accountsLimitWritable;
+  j.must('Q-PARAM-022', writable.size <= writableLimit, detail(`at most accountsLimitWritable (${writableLimit}) unique writable accounts`, writable.size));
+
+  // Accounts: unique accounts the route's instructions pass, table-loaded ones included (UNKNOWNS part B leaves the
+  // counting open; the document's "Format 1 supports at most 64", where no table exists, counts every account).
+  // Program ids only invoked, never passed, are not counted: the smallest count that reading allows.
+  const requestedTotal = integerParam(params, 'accountsLimitTotal');
+  if (requestedTotal !== undefined) {
+    const limit = format === 1 ? Math.min(requestedTotal, 64) : requestedTotal;
+    const unique = uniqueAccounts(ixs).size;
+    const rule = format === 1 && requestedTotal > 64 ? 'Q-PARAM-021' : 'Q-PARAM-020';
+    j.must(rule, unique <= limit, detail(`at most accountsLimitTotal ${requestedTotal}${limit !== requestedTotal ? ` (clamped to ${limit} on format 1)` : ''} unique accounts`,
+      { uniqueAccounts: unique }));
+  }
+
+  // Size (format 0 only: the format 1 wire layout is not in the document), against the lookup table contents.
+  if (format !== 0 || !flag(params, 'addSizeConstraint', true)) return;
+  const altKeys = (Array.isArray(route.addressLookupTables) ? route.addressLookupTables : []).filter(isPubkey);
+  if (!altKeys.every((k) => tables.has(k))) return; // nothing to compile against (ask includeAltContents=true)
+  const compiled = compileRoute(ixs, user, tables, altKeys);
+  if (!compiled) {
+    j.note(`${where}: @solana/web3.js could not compile the route's instructions; its size was not checked`);
+    return;
+  }
+  const requested = integerParam(params, 'sizeConstraint');
+  const limit = Math.min(requested ?? DOCUMENTED_DEFAULTS.sizeConstraint, FORMAT_0_SIZE_LIMIT);
+  const rule = requested !== undefined && requested > FORMAT_0_SIZE_LIMIT ? 'Q-PARAM-019' : 'Q-PARAM-018';
+  if (!compiled.exhaustive && compiled.size > limit) {
+    j.note(`${where}: ${compiled.size} bytes with ${compiled.tablesUsed.length} lookup tables; too many tables to find the smallest packing, not failed`);
+    return;
+  }
+  j.must(rule, compiled.size <= limit, detail(
+    `with addSizeConstraint the route fits sizeConstraint ${requested ?? `(default ${DOCUMENTED_DEFAULTS.sizeConstraint})`}`
+      + `${requested !== undefined && requested > FORMAT_0_SIZE_LIMIT ? ', clamped to 1232 for format 0' : ''}: at most ${limit} bytes`
+      + ' as a v0 transaction of its instructions alone with its lookup tables (user as payer)',
+    { bytes: compiled.size, tablesUsed: compiled.tablesUsed }));
+}
+
+/** Token accounts the transaction parameters create, close or pay into. */
+function checkTokenAccounts(j: Judge, params: QuoteParams, where: string, ixs: Instruction[],
+  mints: { inputMint: string; outputMint: string; user: string }, detail: Detail): void {
+  const { inputMint, outputMint, user } = mints;
+  if (!isPubkey(inputMint) || !isPubkey(outputMint) || !isPubkey(user)) return;
+  const outputAccount = stringParam(params, 'outputAccount');
+  const inputAtas = associatedTokenAccounts(user, inputMint);
+  const outputAtas = associatedTokenAccounts(user, outputMint);
+  const writable = uniqueWritableAccounts(ixs);
+  const closes = closeAccountInstructions(ixs);
+
+  // createOutputTokenAccount (default true): an idempotent create-token-account instruction for the output token.
+  if (outputAccount === undefined) {
+    const creates = createAccountInstructions(ixs, outputMint);
+    if (flag(params, 'createOutputTokenAccount', true)) {
+      j.must('Q-PARAM-026', creates.some(isIdempotentCreate), detail(
+        `by default (createOutputTokenAccount=true) an idempotent create-token-account instruction (${ATA_PROGRAM}, data [1]) for the output mint ${outputMint}`,
+        creates.length ? creates.map((ix) => ({ p: ix.p, d: ix.d })) : ixs.map((ix) => ix.p)));
+    } else if (outputMint !== WSOL_MINT) {
+      j.must('Q-PARAM-026', creates.length === 0, detail(`with createOutputTokenAccount=false no create-token-account instruction for ${outputMint}`, creates));
+    }
+  }
+
+  // closeInputTokenAccount (default false).
+  if (flag(params, 'closeInputTokenAccount', false)) {
+    j.must('Q-PARAM-025', closes.some((c) => inputAtas.includes(c.closed) || (c.owner === user && !outputAtas.includes(c.closed))),
+      detail(`with closeInputTokenAccount=true a CloseAccount instruction (tag 9) closes the user's input token account (${inputAtas.join(' or ')})`,
+        closes.map((c) => c.closed)));
+  } else if (inputMint !== WSOL_MINT) {
+    j.must('Q-PARAM-025', !closes.some((c) => inputAtas.includes(c.closed)),
+      detail('without closeInputTokenAccount=true the input token account is not closed', closes.map((c) => c.closed)));
+  }
+
+  // outputWsol: leaves the output wrapped, so the user's wrapped-native account is not closed to unwrap it.
+  if (flag(params, 'outputWsol', false) && outputMint === WSOL_MINT) {
+    j.must('Q-PARAM-028', !closes.some((c) => outputAtas.includes(c.closed)),
+      detail('with outputWsol=true the output stays wrapped: the user\'s wrapped-native token account is not closed', closes.map((c) => c.closed)));
+  }
+
+  // outputAccount: the output goes to the given token account, else to the user's associated token account.
+  if (outputAccount !== undefined) {
+    j.must('Q-PARAM-027', writable.has(outputAccount), detail(`outputAccount ${outputAccount} is a writable account of the route`, [...writable]));
+  } else if (outputMint !== WSOL_MINT) {
+    j.must('Q-PARAM-027', outputAtas.some((a) => writable.has(a)),
+      detail(`the output goes to the user's associated token account of ${outputMint} (${outputAtas.join(' or ')}): it is writable in the route`, [...writable]));
+  }
+
+  // payer: pays rent (and fees) and must sign; where the route creates an account, the payer is a signer.
+  const payer = stringParam(params, 'payer');
+  if (payer !== undefined && ixs.some((ix) => ix.p === ATA_PROGRAM)) {
+    j.must('Q-PARAM-029', signerAccounts(ixs).has(payer), detail(`payer ${payer} signs the route (it pays the rent of the accounts the route creates)`, [...signerAccounts(ixs)]));
+  }
+
+  const receiver = stringParam(params, 'positiveSlippageFeeReceiver');
+  if (receiver !== undefined) {
+    j.must('Q-PARAM-030', writable.has(receiver), detail(`positiveSlippageFeeReceiver ${receiver} is a writable account of the route`, [...writable]));
+  }
+}
+
+/**
+ * Simulation and price check: with simulate=false and maxPriceDeviationBps below 10000 every route gives at least
+ * (10000 - maxPriceDeviationBps)/10000 of the reference value of its input, at the metadata's prices and decimals.
+ */
+function checkReferencePrice(j: Judge, call: QuoteCall, where: string, route: Json, detail: Detail): void {
+  const { params, body } = call;
+  if (flag(params, 'simulate', true)) return; // Q-PARAM-041: asserted with simulate=false only
+  const deviation = integerParam(params, 'maxPriceDeviationBps') ?? DOCUMENTED_DEFAULTS.maxPriceDeviationBps;
+  if (deviation >= 10000) return;
+  const meta = isObject(body) && isObject(body.metadata) ? body.metadata : undefined;
+  const ratio = valueRatio(route, meta);
+  if (ratio === undefined) return; // a price is missing: nothing to compare against
+  const floor = ((10000 - deviation) / 10000) * (1 - PRICE_TOLERANCE);
+  j.must('Q-PARAM-037', ratio >= floor, detail(
+    `with simulate=false and maxPriceDeviationBps ${deviation} the output is worth at least ${(10000 - deviation) / 100} % of the input at the reference prices`
+      + ` (tolerance ${PRICE_TOLERANCE * 100} %)`,
+    { outputValueOverInputValue: ratio, inAmount: route.inAmount, outAmount: route.outAmount, metadata: meta }));
+}
+
+/** Reference value of the route's output over that of its input, or undefined when a price or decimals are missing. */
+export function valueRatio(route: Json, meta: Json | undefined): number | undefined {
+  if (!meta) return undefined;
+  const inPrice = decimal(meta.inputPriceUSD);
+  const outPrice = decimal(meta.outputPriceUSD);
+  const inDec = meta.inputMintDecimals;
+  const outDec = meta.outputMintDecimals;
+  const inAmount = u64(route.inAmount);
+  const outAmount = u64(route.outAmount);
+  if (!inPrice || !outPrice || !Number.isInteger(inDec) || !Number.isInteger(outDec) || !inAmount || outAmount === undefined) return undefined;
+  const inValue = (Number(inAmount) / 10 ** (inDec as number)) * inPrice;
+  const outValue = (Number(outAmount) / 10 ** (outDec as number)) * outPrice;
+  return inValue > 0 ? outValue / inValue : undefined;
+}
+
+// ---------------------------------------------------------------- 404
+
+/** Every invariant of an engine 404 (key path only: the distributor bodies are not shown). */
+export function checkNoRoute(j: Judge, call: QuoteCall, d: Discovery): void {
+  const { ex, params } = call;
+  const body = call.body;
+  const detail = (documented: string, received?: unknown) => ({ documented, received, exchange: ex });
+  j.must('Q-ERR-003', isObject(body) && body.code === -7 && typeof body.message === 'string' && isObject(body.quoteId) && isObject(body.metadata),
+    detail('a no-route 404 is {code: -7, message, quoteId: {kind, tag, seq}, metadata}', body));
+  if (!isObject(body)) return;
+  const quoteId = body.quoteId;
+  const tagOk = isObject(quoteId) && ((typeof quoteId.tag === 'string' && quoteId.tag !== '') || Number.isInteger(quoteId.tag));
+  j.must('Q-ERR-004', isObject(quoteId) && 'kind' in quoteId && 'seq' in quoteId && tagOk,
+    detail('quoteId carries kind, tag and seq, with a tag to quote when reporting an issue', quoteId));
+  const meta = body.metadata;
+  if (!isObject(meta)) return;
+  for (const side of ['input', 'output'] as const) {
+    const value = meta[`${side}MintDecimals`];
+    j.must('Q-ERR-007', Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 255 && priceIsValid(meta[`${side}PriceUSD`]),
+      detail(`the 404 metadata carries ${side}MintDecimals (an integer) and ${side}PriceUSD when available`, meta));
+    checkDecimals(j, 'Q-ERR-007', stringParam(params, `${side}Mint`), value, detail);
+  }
+  if (meta.errors !== undefined && meta.errors !== null) {
+    const errors = meta.errors;
+    j.must('Q-META-009', isObject(errors) && Object.entries(errors).every(([k, v]) => d.providerIds.includes(k) && typeof v === 'string' && v !== ''),
+      detail(`metadata.errors maps provider ids (${d.providerIds.join(', ')}) to non-empty reason labels`, errors));
+    j.must('Q-ERR-006', !isObject(errors) || Object.keys(errors).length > 0,
+      detail('metadata.errors gives one reason per provider that tried; with none it is absent (validation failed first), not empty', errors));
+    if (isObject(errors)) {
+      for (const [provider, label] of Object.entries(errors)) {
+        if (label !== 'Other' && label !== 'NoRoutesFound') j.note(`Q-META-010: provider ${provider} gave the reason label "${String(label)}" (not among the observed Other, NoRoutesFound)`);
+      }
+    }
+  }
+  const code = body.code;
+  if (code !== -7 && typeof code === 'number') j.note(`Q-BOUNDS-005: engine 404 code ${code}`);
+}
+
+/** Apply the invariant that fits the answer's status (200 or key-path 404). */
+export function checkAnswer(j: Judge, call: QuoteCall, d: Discovery, path: 'key' | 'distributor' = 'key'): void {
+  if (call.status === 200) checkQuote(j, call, d);
+  else if (call.status === 404 && path === 'key') checkNoRoute(j, call, d);
+}
