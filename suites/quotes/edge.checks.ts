@@ -1,6 +1,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
+import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
 
 /** Q-EDGE-002: the edge body is {message: string} — not the platform {error} body. */
 function expectEdgeBody(t: CheckContext, ex: Exchange): void {
@@ -70,6 +71,22 @@ export const otherApiVersionsAreUnknownPaths = defineCheck({
       const ex = await t.quotes.request({ path, retry: false });
       t.expect('Q-VER-002', ex.response.status === 403, { documented: `GET ${path} (outside /api/v1) answered 403`, received: ex.response.status, exchange: ex });
       expectEdgeBody(t, ex);
+    }
+  },
+});
+
+export const keyPathEndpointsAnswerUnderApiV1 = defineCheck({
+  name: 'the-four-key-path-endpoints-answer-under-api-v1',
+  service: 'quotes',
+  rules: ['Q-VER-001'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    // Any engine answer (200, or 404 code -7 for a quote) shows the endpoint exists; the edge's 403 says it does not.
+    for (const path of KEY_PATH_ENDPOINTS) {
+      const ex = await t.quotes.request({ path, query: path.endsWith('/quote/swap') ? MINIMAL_SWAP_QUERY : undefined, retry: false });
+      t.expect('Q-VER-001', ex.response.status !== 403, {
+        documented: `${path} exists under the /api/v1 prefix (not the edge's 403 for an unknown path)`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      });
     }
   },
 });

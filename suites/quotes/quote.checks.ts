@@ -17,7 +17,7 @@ interface Fact {
 
 /** One row per fact; the rules are asserted by the shared invariant (invariants.ts) on every sampled answer. */
 const FACTS: Fact[] = [
-  { name: 'quote-response-carries-id-mints-amount-quotes-and-metadata', rules: ['Q-QUOTE-001', 'Q-QUOTE-002', 'Q-AUTH-006', 'Q-VER-001'] },
+  { name: 'quote-response-carries-id-mints-amount-quotes-and-metadata', rules: ['Q-QUOTE-001', 'Q-QUOTE-002', 'Q-AUTH-006'] },
   { name: 'quote-echoes-the-requested-mints', rules: ['Q-QUOTE-003'] },
   { name: 'quote-echoes-the-requested-amount-exactly', rules: ['Q-QUOTE-004'] },
   { name: 'quotes-is-a-map-keyed-by-provider-ids', rules: ['Q-QUOTE-005', 'Q-QUOTE-006', 'Q-QUOTE-008'] },
