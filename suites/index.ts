@@ -20,6 +20,10 @@ import * as quoteDistributor from './quotes/distributor.checks.ts';
 import * as orderAuth from './orders/auth.checks.ts';
 import * as orderHealth from './orders/health.checks.ts';
 import * as orderRequestId from './orders/request-id.checks.ts';
+import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
+import * as orderOnboarding from './orders/onboarding.checks.ts';
+import * as orderMe from './orders/me.checks.ts';
+import * as orderBalance from './orders/balance.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -48,6 +52,10 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/health': checksOf(orderHealth),
   'orders/auth': checksOf(orderAuth),
   'orders/request-id': checksOf(orderRequestId),
+  'orders/auth-matrix': checksOf(orderAuthMatrix),
+  'orders/onboarding': checksOf(orderOnboarding),
+  'orders/me': checksOf(orderMe),
+  'orders/balance': checksOf(orderBalance),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

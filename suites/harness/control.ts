@@ -94,6 +94,24 @@ export class ControlAdapter {
     await this.call('POST', '/faults', faults);
   }
 
+  /** Credit `wallet` with `amount` (integer string, smallest unit) of `mint` (`native` for the native asset); the balance after. */
+  async fund(wallet: string, mint: string, amount: string): Promise<string> {
+    this.require('funding');
+    return (await this.call('POST', '/fund', { wallet, mint, amount }) as { balance: string }).balance;
+  }
+
+  /** The target's virtual time (ISO-8601). */
+  async clock(): Promise<string> {
+    this.require('clock');
+    return (await this.call('GET', '/clock') as { now: string }).now;
+  }
+
+  /** Advance the target's virtual clock by whole seconds; the virtual time after. */
+  async advanceClock(seconds: number): Promise<string> {
+    this.require('clock');
+    return (await this.call('POST', '/clock', { advanceSeconds: seconds }) as { now: string }).now;
+  }
+
   /** The USD reference price of a mint (decimal string), or null for "unavailable"; the oracle and the quote engine read it. */
   async setPrice(mint: string, usdPrice: string | null): Promise<void> {
     this.require('prices');

@@ -1,0 +1,200 @@
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { deepEqual, isObject } from '../shared/values.ts';
+import { expectErrorEnvelope } from './auth.checks.ts';
+import { runEnvironment } from './siws.ts';
+import { asUser, dataOf, errorCode, is2xx, onboardedUser, type OnboardedUser } from './users.ts';
+
+/** GET /me/balance (User session and balances; Balance row). */
+
+export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+export const USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+export const JUP_MINT = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
+const INT = /^(0|[1-9][0-9]*)$/;
+const BUCKETS = ['totalBalance', 'lockedForFutureTxns', 'withdrawalPending', 'availableToWithdraw'] as const;
+
+type Row = Record<string, unknown>;
+
+async function getBalance(t: CheckContext, sub: string, hideZero?: boolean): Promise<Exchange> {
+  return await asUser(t, sub, { path: '/me/balance', query: hideZero === undefined ? undefined : { hideZero } });
+}
+
+function rowsOf(t: CheckContext, ex: Exchange): Row[] {
+  const d = dataOf(ex);
+  t.expect('OA-BAL-001', is2xx(ex) && typeof d?.walletAddress === 'string' && Array.isArray(d.balances), {
+    documented: '2xx with data {walletAddress: string, balances: array}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+  });
+  return (d.balances as unknown[]).filter(isObject);
+}
+
+/** An onboarded user whose GET /me/balance is served (an absent route skips before anyone is created). */
+async function balanceUser(t: CheckContext): Promise<OnboardedUser> {
+  await asUser(t, `conformance-probe-${Date.now().toString(36)}`, { path: '/me/balance', validate: false });
+  return await onboardedUser(t);
+}
+
+/** Credit the user's manager (Balance row: totalBalance is the raw on-chain balance in the manager). */
+async function fundManager(t: CheckContext, user: OnboardedUser): Promise<void> {
+  await t.control.fund(user.walletAddress, 'native', '2000000000');
+  const usdc = process.env.CONFORMANCE_USDC_MINT ?? USDC_MINT;
+  try {
+    await t.control.fund(user.walletAddress, usdc, '25000000');
+  } catch (e) {
+    t.note(`no token row: the target cannot fund ${usdc}: ${(e as Error).message.slice(0, 200)}`);
+  }
+}
+
+export const balanceRowsFollowTheDocument = defineCheck({
+  name: 'balance-rows-have-documented-fields-formats-and-available-arithmetic',
+  service: 'orders',
+  rules: ['OA-BAL-001', 'OA-BAL-002', 'OA-BAL-003', 'OA-BAL-004', 'OA-BAL-007', 'OA-BAL-014', 'OA-BAL-015', 'OA-BAL-016'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const user = await balanceUser(t);
+    if (t.control.has('funding')) await fundManager(t, user);
+    else t.note('no funding capability: the rows are those of a fresh manager (possibly none)');
+    const ex = await getBalance(t, user.sub);
+    const rows = rowsOf(t, ex);
+    const me = await asUser(t, user.sub, { path: '/me' });
+    t.expect('OA-BAL-002', dataOf(ex)?.walletAddress === dataOf(me)?.walletAddress && dataOf(ex)?.walletAddress === user.walletAddress, {
+      documented: `data.walletAddress equals the manager of GET /me (${String(dataOf(me)?.walletAddress)})`, received: dataOf(ex)?.walletAddress, exchange: ex,
+    });
+    for (const row of rows) {
+      t.expect('OA-BAL-003', typeof row.mint === 'string' && (row.symbol === null || typeof row.symbol === 'string') && Number.isInteger(row.decimals) &&
+        BUCKETS.every((k) => typeof row[k] === 'string' && INT.test(row[k] as string)) && Array.isArray(row.lockedBreakdown), {
+        documented: 'a row {mint: string, symbol: string|null, decimals: integer, programId, totalBalance, lockedForFutureTxns, withdrawalPending, availableToWithdraw: integer strings, lockedBreakdown: array}',
+        received: row, exchange: ex,
+      });
+      t.expect('OA-BAL-004', ['native', 'token', 'token-2022'].includes(row.programId as string), {
+        documented: 'programId one of native, token, token-2022', received: row.programId, exchange: ex,
+      });
+      const [total, locked, pending, available] = BUCKETS.map((k) => BigInt(row[k] as string)) as [bigint, bigint, bigint, bigint];
+      const expected = total - locked - pending > 0n ? total - locked - pending : 0n;
+      t.expect('OA-BAL-007', available === expected, {
+        documented: `availableToWithdraw = max(${total} - ${locked} - ${pending}, 0) = ${expected}`, received: row.availableToWithdraw, exchange: ex,
+      });
+      // A fresh user has no order, so no order-level withdrawal in flight.
+      t.expect('OA-BAL-014', pending === 0n, { documented: 'withdrawalPending 0 with no order-level withdrawal in flight', received: row.withdrawalPending, exchange: ex });
+    }
+    if (rows.length === 0) t.note('no balance rows: the row rules OA-BAL-003/004/007/014 had nothing to judge');
+    const hidden = rowsOf(t, await getBalance(t, user.sub, true));
+    const shown = await getBalance(t, user.sub, false);
+    const explicit = rowsOf(t, shown);
+    for (const row of hidden) {
+      t.expect('OA-BAL-015', BUCKETS.some((k) => row[k] !== '0'), { documented: 'with hideZero=true no row has all four buckets 0', received: row, exchange: shown });
+    }
+    t.expect('OA-BAL-016', deepEqual(rows, explicit) && hidden.every((h) => explicit.some((r) => deepEqual(r, h))), {
+      documented: 'hideZero defaults to false (same rows as hideZero=false), and every hideZero=true row appears there unchanged',
+      received: { default: rows, hideZeroFalse: explicit, hideZeroTrue: hidden }, exchange: shown,
+    });
+  },
+});
+
+export const hideZeroDropsAllZeroRows = defineCheck({
+  name: 'hidezero-drops-the-rows-whose-buckets-are-all-zero',
+  service: 'orders',
+  rules: ['OA-BAL-015', 'OA-BAL-001'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    // A fresh, unfunded manager: the rows a target lists for it (if any) are all zero.
+    const user = await balanceUser(t);
+    const shown = await getBalance(t, user.sub, false);
+    const zero = rowsOf(t, shown).filter((row) => BUCKETS.every((k) => row[k] === '0'));
+    if (zero.length === 0) t.skip('the target lists no all-zero row for a fresh manager, so hideZero has nothing to drop');
+    const hiddenEx = await getBalance(t, user.sub, true);
+    const kept = rowsOf(t, hiddenEx).filter((row) => BUCKETS.every((k) => row[k] === '0'));
+    t.expect('OA-BAL-015', kept.length === 0, {
+      documented: `hideZero=true drops the rows whose buckets are all zero (hideZero=false listed ${zero.length})`, received: kept, exchange: hiddenEx,
+    });
+  },
+});
+
+/**
+ * Which mints are "USDC" and "USDT" is not in the document. They are the mainnet mints on a production key; on
+ * staging (another cluster, another mint) the symbol is judged only for a mint given in CONFORMANCE_USDC_MINT /
+ * CONFORMANCE_USDT_MINT, and otherwise the mainnet mint's symbol is recorded as a note.
+ */
+function stablecoin(symbol: 'USDC' | 'USDT'): { mint: string; strict: boolean } {
+  const configured = process.env[`CONFORMANCE_${symbol}_MINT`];
+  return { mint: configured ?? (symbol === 'USDC' ? USDC_MINT : USDT_MINT), strict: configured !== undefined || runEnvironment() === 'production' };
+}
+
+export const fundingRaisesTotalAndResolvesSymbols = defineCheck({
+  name: 'funding-the-manager-raises-total-balance-and-symbols-resolve-for-sol-usdc-usdt',
+  service: 'orders',
+  rules: ['OA-BAL-001', 'OA-BAL-022', 'OA-BAL-005'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await balanceUser(t);
+    await t.control.fund(user.walletAddress, 'native', '2000000000');
+    const coins = [stablecoin('USDC'), stablecoin('USDT')];
+    const funded: Array<{ mint: string; strict: boolean; symbol: string }> = [];
+    for (const [i, coin] of coins.entries()) {
+      try {
+        await t.control.fund(user.walletAddress, coin.mint, '25000000');
+        funded.push({ ...coin, symbol: i === 0 ? 'USDC' : 'USDT' });
+      } catch (e) {
+        t.note(`${coin.mint} not funded, its row not checked: ${(e as Error).message.slice(0, 200)}`);
+      }
+    }
+    const before = rowsOf(t, await getBalance(t, user.sub));
+    await t.control.fund(user.walletAddress, 'native', '7654321');
+    for (const coin of funded) await t.control.fund(user.walletAddress, coin.mint, '1234567');
+    const ex = await getBalance(t, user.sub);
+    const after = rowsOf(t, ex);
+    const pickNative = (rows: Row[]) => rows.find((r) => r.programId === 'native');
+    const cases = [
+      { what: 'the native asset', pick: pickNative, amount: 7654321n, symbol: 'SOL', strict: true },
+      ...funded.map((c) => ({ what: c.mint, pick: (rows: Row[]) => rows.find((r) => r.mint === c.mint), amount: 1234567n, symbol: c.symbol, strict: c.strict })),
+    ];
+    for (const { what, pick, amount, symbol, strict } of cases) {
+      const b = pick(before);
+      const a = pick(after);
+      t.expect('OA-BAL-022', b !== undefined && a !== undefined && BigInt(a.totalBalance as string) - BigInt(b.totalBalance as string) === amount, {
+        documented: `funding the manager with ${amount} of ${what} raises that row's totalBalance by ${amount}`, received: { before: b, after: a }, exchange: ex,
+      });
+      if (strict) t.expect('OA-BAL-005', a.symbol === symbol, { documented: `symbol ${symbol} on the ${what} row`, received: a.symbol, exchange: ex });
+      else if (a.symbol !== symbol) t.note(`the row of ${what} (mainnet ${symbol}) has symbol ${JSON.stringify(a.symbol)}: not judged on a staging key (set CONFORMANCE_${symbol}_MINT to this deployment's ${symbol} mint)`);
+    }
+  },
+});
+
+export const otherMintsHaveNoSymbol = defineCheck({
+  name: 'balance-symbol-is-null-for-mints-other-than-sol-usdc-usdt',
+  service: 'orders',
+  rules: ['OA-BAL-001', 'OA-BAL-006'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await balanceUser(t);
+    // A real mint that is none of SOL, USDC, USDT (JUP), so the row's expected symbol does not hang on a guess.
+    const mint = process.env.CONFORMANCE_OTHER_MINT ?? JUP_MINT;
+    try {
+      await t.control.fund(user.walletAddress, mint, '1000');
+    } catch (e) {
+      t.skip(`the target cannot fund ${mint} (set CONFORMANCE_OTHER_MINT to a mint it knows): ${(e as Error).message}`);
+    }
+    const ex = await getBalance(t, user.sub);
+    const row = rowsOf(t, ex).find((r) => r.mint === mint);
+    t.expect('OA-BAL-006', row !== undefined && row.symbol === null, { documented: `a row for the funded mint ${mint} with symbol null`, received: row ?? '(no row)', exchange: ex });
+  },
+});
+
+export const balanceRpcError = defineCheck({
+  name: 'balance-answers-500-rpc-error-when-the-chain-is-down',
+  service: 'orders',
+  rules: ['OA-BAL-023', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['faults'],
+  async run(t: CheckContext) {
+    const user = await balanceUser(t);
+    t.defer(() => t.control.setFaults({ rpc: 'up' }));
+    await t.control.setFaults({ rpc: 'down' });
+    const ex = await asUser(t, user.sub, { path: '/me/balance', retry: false });
+    t.expect('OA-BAL-023', ex.response.status === 500 && errorCode(ex) === 'RPC_ERROR', {
+      documented: '500 RPC_ERROR while the chain cannot be reached', received: { status: ex.response.status, code: errorCode(ex) ?? '(none)' }, exchange: ex,
+    });
+    expectErrorEnvelope(t, ex);
+  },
+});

@@ -1,0 +1,249 @@
+import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { randomToken } from '../shared/values.ts';
+import { expectErrorEnvelope } from './auth.checks.ts';
+import { siwsConfig, siwsNonce, type SiwsEnvironment } from './siws.ts';
+import {
+  correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
+} from './users.ts';
+
+/**
+ * POST /partner/onboard (Onboarding; Limits, SIWS message; Errors, onboarding). The SIWS canonical form is the suite's
+ * assumption (specs/siws.yaml, basis: assumed); the freshness window, LF endings, trailing newline and the 1024-byte
+ * limit are documented. Negative probes use throwaway generated wallets (nothing should be created: profile
+ * readonly); checks that do create a user are profile full.
+ */
+
+function expectRejection(t: CheckContext, rule: string, ex: Exchange, status: number, codes: readonly string[], what: string): void {
+  const code = errorCode(ex);
+  t.expect(rule, ex.response.status === status && codes.includes(code as string), {
+    documented: `${what}: ${status} ${codes.join(' or ')}`, received: { status: ex.response.status, code: code ?? '(none)', body: ex.response.body }, exchange: ex,
+  });
+  expectErrorEnvelope(t, ex);
+}
+
+/** A rejected onboarding of a fresh throwaway wallet, its body shaped by `make`. */
+function siwsRejection(name: string, rule: string, what: string,
+  make: (t: CheckContext, sub: string) => Promise<unknown>, codes: readonly string[] = ['SIWS_INVALID']): Check {
+  return defineCheck({
+    name, service: 'orders', rules: [rule, 'OA-ENV-002'], profile: 'readonly',
+    async run(t: CheckContext) {
+      const ex = await postOnboard(t, await make(t, randomToken('conformance-sub')));
+      expectRejection(t, rule, ex, 400, codes, what);
+    },
+  });
+}
+
+/** Issued At offsets (seconds) that lie outside ±tolerance for sure: the margin covers local clock skew. */
+async function outsideWindow(t: CheckContext): Promise<number> {
+  const { exact } = await serviceNow(t);
+  const tolerance = siwsConfig().limits.issuedAtToleranceSeconds;
+  return tolerance + (exact ? 60 : 20 * 60);
+}
+
+export const onboardingWorks = defineCheck({
+  name: 'onboarding-with-a-correct-siws-sign-in-returns-user-id-and-manager-wallet',
+  service: 'orders',
+  rules: ['OA-ONB-001', 'OA-ONB-002', 'OA-ENV-001'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const wallet = testWallet(t);
+    const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+    const d = dataOf(ex);
+    t.expect('OA-ONB-001', is2xx(ex) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string', {
+      documented: '2xx with data {userId: string, walletAddress: string}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    });
+    t.expect('OA-ENV-001', (ex.response.body as { success?: unknown }).success === true, {
+      documented: 'the success envelope {success: true, data}', received: ex.response.body, exchange: ex,
+    });
+    t.expect('OA-ONB-002', d.walletAddress !== wallet.keypair.publicKey.toBase58(), {
+      documented: 'walletAddress is the manager, not the external wallet userPubkey', received: d.walletAddress, exchange: ex,
+    });
+  },
+});
+
+export const onboardingIsIdempotentBySub = defineCheck({
+  name: 'onboarding-twice-with-the-same-sub-returns-the-same-user-and-manager',
+  service: 'orders',
+  rules: ['OA-ONB-003'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const wallet = testWallet(t);
+    const first = await onboardedUser(t, wallet);
+    // A fresh message (new nonce, new Issued At), same sub and wallet, no X-Idempotency-Key.
+    const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+    const d = dataOf(ex);
+    t.expect('OA-ONB-003', is2xx(ex) && d?.userId === first.userId && d.walletAddress === first.walletAddress, {
+      documented: `the same data {userId: ${first.userId}, walletAddress: ${first.walletAddress}} for the same sub`,
+      received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    });
+  },
+});
+
+export const siwsWindowAccepts = defineCheck({
+  name: 'siws-issued-nine-minutes-before-or-after-the-service-time-is-accepted',
+  service: 'orders',
+  rules: ['OA-ONB-010'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const wallet = testWallet(t);
+    const { exact } = await serviceNow(t);
+    const tolerance = siwsConfig().limits.issuedAtToleranceSeconds;
+    // With the target's clock: 60 s inside the window; with the local clock, half the window (skew margin).
+    const offset = exact ? tolerance - 60 : Math.floor(tolerance / 2);
+    const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair, { offsetSeconds: -offset }));
+    t.expect('OA-ONB-010', is2xx(ex), {
+      documented: `Issued At ${offset} s before the service's time (window ±${tolerance} s) is accepted`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    });
+    // Ahead of the service's time too, but only against the target's own clock (a local clock may run behind it).
+    if (!exact) return t.note('Issued At ahead of the service time not probed: the target offers no clock');
+    const ahead = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair, { offsetSeconds: offset }));
+    t.expect('OA-ONB-010', is2xx(ahead), {
+      documented: `Issued At ${offset} s after the service's time (window ±${tolerance} s) is accepted`, received: { status: ahead.response.status, body: ahead.response.body }, exchange: ahead,
+    });
+  },
+});
+
+export const siwsOf1024BytesAccepted = defineCheck({
+  name: 'siws-message-of-exactly-1024-bytes-is-accepted',
+  service: 'orders',
+  rules: ['OA-ONB-012'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const wallet = testWallet(t);
+    const max = siwsConfig().limits.maxBytes;
+    const probe = await correctBody(t, wallet.sub, wallet.keypair, { nonce: 'A'.repeat(8) });
+    const room = max - Buffer.byteLength(probe.siws.message, 'utf8');
+    if (room < 0) t.skip(`the configured SIWS template is already longer than ${max} bytes with an 8-character nonce`);
+    const body = await correctBody(t, wallet.sub, wallet.keypair, { nonce: siwsNonce(8 + room) });
+    const bytes = Buffer.byteLength(body.siws.message, 'utf8');
+    if (bytes !== max) t.skip(`could not build a ${max}-byte message (got ${bytes}): the Issued At length changed between renders`);
+    const ex = await postOnboard(t, body);
+    t.expect('OA-ONB-012', is2xx(ex), {
+      documented: `a canonical SIWS message of exactly ${max} bytes is accepted`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    });
+  },
+});
+
+export const siwsRejections: Check[] = [
+  siwsRejection('siws-signature-over-other-bytes-is-rejected-with-siws-invalid', 'OA-ONB-006',
+    'a signature that does not verify over the exact message bytes', async (t, sub) => {
+      const w = throwawayWallet();
+      const body = await correctBody(t, sub, w);
+      const other = await correctBody(t, sub, w);
+      return { ...body, siws: { message: body.siws.message, signature: other.siws.signature } };
+    }),
+  siwsRejection('siws-signed-by-another-wallet-is-rejected-with-siws-invalid', 'OA-ONB-011',
+    'a message naming userPubkey but signed by another key', async (t, sub) => correctBody(t, sub, throwawayWallet(), { signer: throwawayWallet() })),
+  siwsRejection('siws-naming-another-wallet-is-rejected-with-siws-invalid', 'OA-ONB-011',
+    'a message naming a wallet other than userPubkey, signed by that other wallet', async (t, sub) => {
+      const named = throwawayWallet();
+      const body = await correctBody(t, sub, named);
+      return { ...body, userPubkey: throwawayWallet().publicKey.toBase58() };
+    }),
+  siwsRejection('siws-issued-too-long-ago-is-rejected-with-siws-invalid', 'OA-ONB-009',
+    'Issued At more than 10 minutes before the service time', async (t, sub) => correctBody(t, sub, throwawayWallet(), { offsetSeconds: -(await outsideWindow(t)) })),
+  siwsRejection('siws-issued-in-the-future-is-rejected-with-siws-invalid', 'OA-ONB-009',
+    'Issued At more than 10 minutes after the service time', async (t, sub) => correctBody(t, sub, throwawayWallet(), { offsetSeconds: await outsideWindow(t) })),
+  siwsRejection('siws-with-crlf-line-endings-is-rejected-with-siws-invalid', 'OA-ONB-007',
+    'CRLF line endings (signed as sent)', async (t, sub) => correctBody(t, sub, throwawayWallet(), { lineEnding: '\r\n' })),
+  siwsRejection('siws-without-trailing-newline-is-rejected-with-siws-invalid', 'OA-ONB-008',
+    'no newline after the nonce line (signed as sent)', async (t, sub) => correctBody(t, sub, throwawayWallet(), { trailingNewline: false })),
+  // Over the limit the code is not given (UNKNOWNS part B, SIWS over 1024 bytes): SIWS_INVALID or BAD_REQUEST.
+  siwsRejection('siws-message-over-1024-bytes-is-rejected-with-400', 'OA-ONB-013',
+    'a canonical message of more than 1024 bytes (signed as sent)', async (t, sub) => {
+      const max = siwsConfig().limits.maxBytes;
+      return correctBody(t, sub, throwawayWallet(), { nonce: siwsNonce(max) });
+    }, ['SIWS_INVALID', 'BAD_REQUEST']),
+];
+
+/** OA-ONB-004: each of the four required fields missing in turn. */
+export const missingFieldsAreBadRequests = defineCheck({
+  name: 'onboarding-missing-sub-user-pubkey-message-or-signature-is-rejected-with-bad-request',
+  service: 'orders',
+  rules: ['OA-ONB-004', 'OA-ENV-002'],
+  profile: 'readonly',
+  async run(t: CheckContext) {
+    const w = throwawayWallet();
+    const variants: Array<[string, (b: Record<string, unknown> & { siws: Record<string, unknown> }) => unknown]> = [
+      ['sub', ({ sub: _s, ...rest }) => rest],
+      ['userPubkey', ({ userPubkey: _u, ...rest }) => rest],
+      ['siws.message', (b) => ({ ...b, siws: { signature: b.siws.signature } })],
+      ['siws.signature', (b) => ({ ...b, siws: { message: b.siws.message } })],
+      ['siws', ({ siws: _s, ...rest }) => rest],
+    ];
+    for (const [field, drop] of variants) {
+      const body = await correctBody(t, randomToken('conformance-sub'), w);
+      const ex = await postOnboard(t, drop(body as unknown as Record<string, unknown> & { siws: Record<string, unknown> }));
+      expectRejection(t, 'OA-ONB-004', ex, 400, ['BAD_REQUEST'], `onboarding without ${field}`);
+    }
+  },
+});
+
+export const invalidJsonIsBadRequest = defineCheck({
+  name: 'onboarding-body-that-is-not-json-is-rejected-with-bad-request',
+  service: 'orders',
+  rules: ['OA-ONB-005', 'OA-ENV-002'],
+  profile: 'readonly',
+  async run(t: CheckContext) {
+    const ex = await servedRequest(t, {
+      method: 'POST', path: '/partner/onboard', body: '{"sub": "conformance", "userPubkey": ', headers: { 'content-type': 'application/json', 'X-Service-User': undefined },
+    });
+    expectRejection(t, 'OA-ONB-005', ex, 400, ['BAD_REQUEST'], 'a body that is not valid JSON');
+  },
+});
+
+export const tenantWithoutOnboarding = defineCheck({
+  name: 'onboarding-on-a-tenant-not-enabled-is-rejected-with-partner-not-configured',
+  service: 'orders',
+  rules: ['OA-ONB-014', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['tenants'],
+  async run(t: CheckContext) {
+    const tenant = await t.control.createTenant({ partnerOnboarding: false });
+    const body = await correctBody(t, randomToken('conformance-sub'), throwawayWallet(), { environment: tenant.environment as SiwsEnvironment });
+    const ex = await postOnboard(t, body, tenant.apiKey);
+    expectRejection(t, 'OA-ONB-014', ex, 400, ['PARTNER_NOT_CONFIGURED'], 'a correct onboarding on a tenant not enabled for partner onboarding');
+  },
+});
+
+export const identityConflict = defineCheck({
+  name: 'onboarding-a-known-sub-with-another-known-subs-wallet-is-rejected-with-409',
+  service: 'orders',
+  // Only the unambiguous case (UNKNOWNS part B, onboarding conflicts): both sub and wallet are bound, to two users.
+  rules: ['OA-ONB-015', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const a = testWallet(t);
+    const b = testWallet(t);
+    await onboardedUser(t, a);
+    await onboardedUser(t, b);
+    const ex = await postOnboard(t, await correctBody(t, a.sub, b.keypair));
+    expectRejection(t, 'OA-ONB-015', ex, 409, ['USER_PUBKEY_CONFLICT'], `sub ${a.sub} (bound to one wallet) with the wallet bound to ${b.sub}`);
+  },
+});
+
+export const ambiguousRebindings = defineCheck({
+  name: 'onboarding-a-bound-wallet-under-a-new-sub-or-a-known-sub-with-a-new-wallet-answers-2xx-or-409',
+  service: 'orders',
+  // UNKNOWNS part B, onboarding conflicts: the document does not say; both answers are tolerated, nothing else.
+  rules: ['OA-ONB-016'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const a = testWallet(t);
+    await onboardedUser(t, a);
+    const cases = [
+      { what: 'a new sub with a wallet bound to another sub', body: await correctBody(t, randomToken('conformance-sub'), a.keypair) },
+      { what: 'a known sub with a new, unbound wallet', body: await correctBody(t, a.sub, throwawayWallet()) },
+    ];
+    for (const { what, body } of cases) {
+      const ex = await postOnboard(t, body);
+      t.expect('OA-ONB-016', is2xx(ex) || (ex.response.status === 409 && errorCode(ex) === 'USER_PUBKEY_CONFLICT'), {
+        documented: `${what}: 2xx or 409 USER_PUBKEY_CONFLICT`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      });
+      t.note(`${what}: ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
+    }
+  },
+});

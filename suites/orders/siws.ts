@@ -1,0 +1,122 @@
+import { createPrivateKey, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { parse } from 'yaml';
+
+/**
+ * The SIWS canonical form the suite signs (basis: assumed), read from specs/siws.yaml, the one configuration the
+ * suite and a target share. A partner's deployment overrides it from the environment:
+ *   CONFORMANCE_SIWS_CONFIG       another YAML file of the same shape
+ *   CONFORMANCE_SIWS_DOMAIN       {domain}   (default: host of the orders base URL)
+ *   CONFORMANCE_SIWS_URI          {uri}      (default: the orders base URL)
+ *   CONFORMANCE_SIWS_CHAIN_ID     {chainId}  (default: chainId[environment] of the file)
+ *   CONFORMANCE_ORDERS_ENVIRONMENT  staging | production, the run key's environment (default staging)
+ */
+
+export type SiwsEnvironment = 'staging' | 'production';
+
+export interface SiwsConfig {
+  template: string[];
+  domain: string | null;
+  uri: string | null;
+  chainId: Record<SiwsEnvironment, string>;
+  limits: { maxBytes: number; lineEnding: string; trailingNewline: boolean; issuedAtToleranceSeconds: number };
+  nonce: { pattern: string };
+}
+
+const DEFAULT_CONFIG: SiwsConfig = {
+  template: [
+    '{domain} wants you to sign in with your Solana account:', '{userPubkey}', '', 'URI: {uri}', 'Version: 1',
+    'Chain ID: {chainId}', 'Issued At: {issuedAt}', 'Nonce: {nonce}',
+  ],
+  domain: null,
+  uri: null,
+  chainId: { staging: 'devnet', production: 'mainnet' },
+  limits: { maxBytes: 1024, lineEnding: '\n', trailingNewline: true, issuedAtToleranceSeconds: 600 },
+  nonce: { pattern: '^[A-Za-z0-9]{8,}$' },
+};
+
+let cached: SiwsConfig | undefined;
+
+/** specs/siws.yaml (or CONFORMANCE_SIWS_CONFIG); the DESIGN.md default when the file is absent. */
+export function siwsConfig(): SiwsConfig {
+  if (cached) return cached;
+  const file = process.env.CONFORMANCE_SIWS_CONFIG ?? new URL('../../specs/siws.yaml', import.meta.url);
+  let read: Partial<SiwsConfig> = {};
+  try {
+    read = (parse(readFileSync(file, 'utf8')) ?? {}) as Partial<SiwsConfig>;
+  } catch (e) {
+    if (process.env.CONFORMANCE_SIWS_CONFIG) throw new Error(`CONFORMANCE_SIWS_CONFIG ${process.env.CONFORMANCE_SIWS_CONFIG}: ${(e as Error).message}`);
+  }
+  cached = {
+    ...DEFAULT_CONFIG, ...read,
+    limits: { ...DEFAULT_CONFIG.limits, ...(read.limits ?? {}) },
+    chainId: { ...DEFAULT_CONFIG.chainId, ...(read.chainId ?? {}) },
+    nonce: { ...DEFAULT_CONFIG.nonce, ...(read.nonce ?? {}) },
+  };
+  return cached;
+}
+
+export function runEnvironment(): SiwsEnvironment {
+  return process.env.CONFORMANCE_ORDERS_ENVIRONMENT === 'production' ? 'production' : 'staging';
+}
+
+export interface SiwsFields {
+  userPubkey: string;
+  issuedAt: string;
+  nonce: string;
+}
+
+export interface SiwsOptions {
+  /** The environment of the API key the message is sent with (chain id). */
+  environment?: SiwsEnvironment;
+  /** Replace the line ending (CRLF probes) or drop the trailing one. */
+  lineEnding?: string;
+  trailingNewline?: boolean;
+}
+
+/** The message of the configured template, for `ordersUrl`. */
+export function renderSiws(ordersUrl: string, fields: SiwsFields, opts: SiwsOptions = {}): string {
+  const c = siwsConfig();
+  const base = ordersUrl.replace(/\/+$/, '');
+  const values: Record<string, string> = {
+    domain: process.env.CONFORMANCE_SIWS_DOMAIN ?? c.domain ?? new URL(base).host,
+    uri: process.env.CONFORMANCE_SIWS_URI ?? c.uri ?? base,
+    chainId: process.env.CONFORMANCE_SIWS_CHAIN_ID ?? c.chainId[opts.environment ?? runEnvironment()],
+    userPubkey: fields.userPubkey, issuedAt: fields.issuedAt, nonce: fields.nonce,
+  };
+  const end = opts.lineEnding ?? c.limits.lineEnding;
+  const lines = c.template.map((line) => line.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? ''));
+  return lines.join(end) + ((opts.trailingNewline ?? c.limits.trailingNewline) ? end : '');
+}
+
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** ed25519 over the exact UTF-8 bytes of `message`, base58. */
+export function signSiws(message: string, signer: Keypair): string {
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]), format: 'der', type: 'pkcs8' });
+  return bs58.encode(sign(null, Buffer.from(message, 'utf8'), key));
+}
+
+/** A nonce of letters and digits, at least 8 long. */
+export function siwsNonce(length = 16): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return out;
+}
+
+/** The body of POST /partner/onboard. */
+export interface OnboardBody {
+  sub: string;
+  userPubkey: string;
+  siws: { message: string; signature: string };
+}
+
+/** A correct onboarding body for `wallet`, issued at `issuedAt`, signed by `signer` (default: the wallet). */
+export function onboardBody(ordersUrl: string, sub: string, wallet: Keypair, issuedAt: Date,
+  opts: SiwsOptions & { signer?: Keypair; nonce?: string } = {}): OnboardBody {
+  const message = renderSiws(ordersUrl, { userPubkey: wallet.publicKey.toBase58(), issuedAt: issuedAt.toISOString(), nonce: opts.nonce ?? siwsNonce() }, opts);
+  return { sub, userPubkey: wallet.publicKey.toBase58(), siws: { message, signature: signSiws(message, opts.signer ?? wallet) } };
+}

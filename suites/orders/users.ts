@@ -1,0 +1,127 @@
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { findOperation, validateResponse } from '../../generators/index.ts';
+import type { CheckContext } from '../harness/check.ts';
+import type { RequestSpec } from '../harness/client.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { isObject, randomToken } from '../shared/values.ts';
+import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
+
+export function errorCode(ex: Exchange): unknown {
+  const b = ex.response.body;
+  return isObject(b) && isObject(b.error) ? b.error.code : undefined;
+}
+
+export function dataOf(ex: Exchange): Record<string, unknown> | undefined {
+  const b = ex.response.body;
+  return isObject(b) && isObject(b.data) ? b.data : undefined;
+}
+
+export const is2xx = (ex: Exchange) => ex.response.status >= 200 && ex.response.status < 300;
+
+/** Check an answer against the orders spec as the harness does (violations surface after the check's assertions). */
+export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Exchange): void {
+  const r = validateResponse('orders', operationId, ex.response.status, ex.response.mediaType, ex.response.body);
+  if (!r.documentedStatus || !r.documentedMediaType) {
+    t.violations.push({ rule: 'OA-SHAPE-001', detail: { documented: `a documented status and media type for ${operationId}`, received: { status: ex.response.status, mediaType: ex.response.mediaType, body: ex.response.body }, exchange: ex } });
+    return;
+  }
+  for (const err of r.errors) {
+    t.violations.push({ rule: err.rule, detail: { documented: `the ${ex.response.status} body of ${operationId} matches the spec`, received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body }, exchange: ex } });
+  }
+}
+
+/**
+ * A request to an operation the target may not serve yet. `404 NOT_FOUND` on an operation whose documented answers
+ * have no 404 means the route does not exist on this target: the check is skipped (the document gives no answer for
+ * an absent operation, so nothing can be judged), never failed and never passed. Any other answer is validated.
+ */
+export async function servedRequest(t: CheckContext, spec: RequestSpec): Promise<Exchange> {
+  const method = (spec.method ?? 'GET').toUpperCase();
+  const op = findOperation('orders', method, spec.path);
+  if (!op) throw new Error(`${method} ${spec.path} is no operation of the orders spec`);
+  const ex = await t.orders.request({ ...spec, retry: spec.retry ?? false, validate: false, operationId: op.operationId });
+  rateLimited(ex);
+  if (ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND' && !('404' in op.responses)) {
+    t.skip(`${method} ${op.path} is not served by the target (404 NOT_FOUND): nothing to judge`);
+  }
+  if (spec.validate !== false) validateAgainstSpec(t, op.operationId, ex);
+  return ex;
+}
+
+/** A 429 is an environment problem, not a conformance failure (UNKNOWNS O13: no rate-limit answer is documented). */
+export function rateLimited(ex: Exchange): void {
+  if (ex.response.status === 429) throw new SetupFailed(`rate limited by the target (429, UNKNOWNS O13): lower --max-rps`, ex);
+}
+
+/** The service's time: the target's virtual clock when it has one, else the local clock. */
+export async function serviceNow(t: CheckContext): Promise<{ now: Date; exact: boolean }> {
+  if (t.control.has('clock')) return { now: new Date(await t.control.clock()), exact: true };
+  return { now: new Date(), exact: false };
+}
+
+export interface TestWallet {
+  keypair: Keypair;
+  /** A sub for onboarding: random for a generated wallet, stable for the run's funded wallet (idempotent reruns). */
+  sub: string;
+  generated: boolean;
+}
+
+/**
+ * The wallet a check onboards: a fresh generated keypair when the target simulates the chain (`funding`), else the
+ * run's TEST_WALLET_SECRET_KEY with a sub derived from it (so reruns repeat the same binding), else skipped.
+ */
+export function testWallet(t: CheckContext): TestWallet {
+  if (t.control.has('funding')) return { keypair: Keypair.generate(), sub: randomToken('conformance-sub'), generated: true };
+  const secret = t.env.credentials.walletSecretKey;
+  if (!secret) t.skip('needs a wallet: TEST_WALLET_SECRET_KEY, or a target offering the funding capability (generated wallets)');
+  let keypair: Keypair;
+  try {
+    keypair = Keypair.fromSecretKey(bs58.decode(secret));
+  } catch (e) {
+    throw new SetupFailed(`TEST_WALLET_SECRET_KEY is not a base58 64-byte secret key: ${(e as Error).message}`);
+  }
+  return { keypair, sub: `conformance-${keypair.publicKey.toBase58().slice(0, 16)}`, generated: false };
+}
+
+/** A wallet used only to sign or to name, never onboarded: generated anywhere. */
+export function throwawayWallet(): Keypair {
+  return Keypair.generate();
+}
+
+export async function postOnboard(t: CheckContext, body: unknown, key?: string): Promise<Exchange> {
+  return await servedRequest(t, {
+    method: 'POST', path: '/partner/onboard', json: body,
+    headers: { 'X-Service-User': undefined, ...(key ? { 'X-Service-Key': key } : {}) },
+  });
+}
+
+/** A correct onboarding body at the service's time. */
+export async function correctBody(t: CheckContext, sub: string, wallet: Keypair,
+  opts: SiwsOptions & { signer?: Keypair; nonce?: string; environment?: SiwsEnvironment; offsetSeconds?: number } = {}): Promise<OnboardBody> {
+  const { now } = await serviceNow(t);
+  return onboardBody(t.orders.baseUrl, sub, wallet, new Date(now.getTime() + (opts.offsetSeconds ?? 0) * 1000), opts);
+}
+
+export interface OnboardedUser {
+  sub: string;
+  userPubkey: string;
+  userId: string;
+  walletAddress: string;
+}
+
+/** Onboard the check's wallet; a failure here is a broken precondition of the check (setup-failed), not its rule. */
+export async function onboardedUser(t: CheckContext, wallet: TestWallet = testWallet(t)): Promise<OnboardedUser> {
+  const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+  const d = dataOf(ex);
+  if (!is2xx(ex) || typeof d?.userId !== 'string' || typeof d.walletAddress !== 'string') {
+    throw new SetupFailed(`onboarding ${wallet.sub} answered ${ex.response.status} ${JSON.stringify(ex.response.body)}`, ex);
+  }
+  return { sub: wallet.sub, userPubkey: wallet.keypair.publicKey.toBase58(), userId: d.userId, walletAddress: d.walletAddress };
+}
+
+/** A user-scoped request as `sub`. */
+export async function asUser(t: CheckContext, sub: string, spec: RequestSpec): Promise<Exchange> {
+  return await servedRequest(t, { ...spec, headers: { ...(spec.headers ?? {}), 'X-Service-User': sub } });
+}
