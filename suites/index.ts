@@ -24,6 +24,7 @@ import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
 import * as orderOnboarding from './orders/onboarding.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
+import * as orderIntent from './orders/intent.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -56,6 +57,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/onboarding': checksOf(orderOnboarding),
   'orders/me': checksOf(orderMe),
   'orders/balance': checksOf(orderBalance),
+  'orders/intent': checksOf(orderIntent),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();
