@@ -3,9 +3,8 @@ import { listOperations, validateResponse, type OperationInfo } from '../../gene
 import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
-import type { KeyState, TenantState } from '../harness/control.ts';
 import { SetupFailed } from '../harness/failure.ts';
-import { expectErrorEnvelope } from './auth.checks.ts';
+import { CREDENTIAL_STATES, expectErrorEnvelope, keyInState } from './auth.checks.ts';
 import type { SiwsEnvironment } from './siws.ts';
 import { correctBody, is2xx, postOnboard, rateLimited, servedRequest, testWallet } from './users.ts';
 
@@ -211,20 +210,9 @@ function userScopedStateCheck(name: string, rule: string, status: number, code: 
   });
 }
 
-const userKeyIn = (state: KeyState) => async (t: CheckContext, tenant: { tenantId: string }) => await t.control.createKey(tenant.tenantId, state);
-const userTenantIn = (state: TenantState) => async (t: CheckContext, tenant: { tenantId: string; apiKey: string }) => {
-  await t.control.setTenantState(tenant.tenantId, state);
-  return tenant.apiKey;
-};
-
-export const userScopedKeyStateChecks: Check[] = [
-  userScopedStateCheck('user-scoped-revoked-key-is-rejected-with-401-key-revoked', 'OA-AUTH-003', 401, 'KEY_REVOKED', userKeyIn('revoked')),
-  userScopedStateCheck('user-scoped-other-environment-key-is-rejected-with-401-env-mismatch', 'OA-AUTH-004', 401, 'ENV_MISMATCH', userKeyIn('other-environment')),
-  userScopedStateCheck('user-scoped-product-disabled-key-is-rejected-with-403-product-disabled', 'OA-AUTH-007', 403, 'PRODUCT_DISABLED', userKeyIn('product-disabled')),
-  userScopedStateCheck('user-scoped-product-expired-key-is-rejected-with-403-product-expired', 'OA-AUTH-008', 403, 'PRODUCT_EXPIRED', userKeyIn('product-expired')),
-  userScopedStateCheck('user-scoped-suspended-tenant-is-rejected-with-403-tenant-suspended', 'OA-AUTH-009', 403, 'TENANT_SUSPENDED', userTenantIn('suspended')),
-  userScopedStateCheck('user-scoped-deleted-tenant-is-rejected-with-403-tenant-deleted', 'OA-AUTH-010', 403, 'TENANT_DELETED', userTenantIn('deleted')),
-];
+// A tenant with no record cannot have onboarded users, so not-provisioned has no user-scoped case.
+export const userScopedKeyStateChecks: Check[] = CREDENTIAL_STATES.filter((s) => s.tenant !== 'not-provisioned').map((s) =>
+  userScopedStateCheck(`user-scoped-${s.slug}`, s.rule, s.status, s.code, (t, tenant) => keyInState(t, tenant, s)));
 
 export const subsAreScopedToTheirTenant = defineCheck({
   name: 'a-sub-onboarded-by-another-tenant-is-rejected-with-401-unauthorized',

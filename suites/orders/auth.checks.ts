@@ -111,25 +111,36 @@ function keyStateCheck(name: string, rule: string, status: number, code: string,
   });
 }
 
-const keyIn = (state: KeyState) => async (t: CheckContext) => {
-  const tenant = await t.control.createTenant();
-  return await t.control.createKey(tenant.tenantId, state);
-};
-const tenantIn = (state: TenantState) => async (t: CheckContext) => {
-  const tenant = await t.control.createTenant();
-  await t.control.setTenantState(tenant.tenantId, state);
-  return tenant.apiKey;
-};
+/** Errors, Auth and tenancy: each credential state with the status and code the document gives it. */
+export interface CredentialState {
+  slug: string;
+  rule: string;
+  status: number;
+  code: string;
+  /** a new key of the tenant in this state, or else the tenant's own key once the tenant is in `tenant` */
+  key?: KeyState;
+  tenant?: TenantState;
+}
 
-export const keyStateChecks: Check[] = [
-  keyStateCheck('revoked-key-is-rejected-with-401-key-revoked', 'OA-AUTH-003', 401, 'KEY_REVOKED', keyIn('revoked')),
-  keyStateCheck('other-environment-key-is-rejected-with-401-env-mismatch', 'OA-AUTH-004', 401, 'ENV_MISMATCH', keyIn('other-environment')),
-  keyStateCheck('product-disabled-key-is-rejected-with-403-product-disabled', 'OA-AUTH-007', 403, 'PRODUCT_DISABLED', keyIn('product-disabled')),
-  keyStateCheck('product-expired-key-is-rejected-with-403-product-expired', 'OA-AUTH-008', 403, 'PRODUCT_EXPIRED', keyIn('product-expired')),
-  keyStateCheck('suspended-tenant-is-rejected-with-403-tenant-suspended', 'OA-AUTH-009', 403, 'TENANT_SUSPENDED', tenantIn('suspended')),
-  keyStateCheck('deleted-tenant-is-rejected-with-403-tenant-deleted', 'OA-AUTH-010', 403, 'TENANT_DELETED', tenantIn('deleted')),
-  keyStateCheck('unprovisioned-tenant-is-rejected-with-403-tenant-not-provisioned', 'OA-AUTH-011', 403, 'TENANT_NOT_PROVISIONED', tenantIn('not-provisioned')),
+export const CREDENTIAL_STATES: readonly CredentialState[] = [
+  { slug: 'revoked-key-is-rejected-with-401-key-revoked', rule: 'OA-AUTH-003', status: 401, code: 'KEY_REVOKED', key: 'revoked' },
+  { slug: 'other-environment-key-is-rejected-with-401-env-mismatch', rule: 'OA-AUTH-004', status: 401, code: 'ENV_MISMATCH', key: 'other-environment' },
+  { slug: 'product-disabled-key-is-rejected-with-403-product-disabled', rule: 'OA-AUTH-007', status: 403, code: 'PRODUCT_DISABLED', key: 'product-disabled' },
+  { slug: 'product-expired-key-is-rejected-with-403-product-expired', rule: 'OA-AUTH-008', status: 403, code: 'PRODUCT_EXPIRED', key: 'product-expired' },
+  { slug: 'suspended-tenant-is-rejected-with-403-tenant-suspended', rule: 'OA-AUTH-009', status: 403, code: 'TENANT_SUSPENDED', tenant: 'suspended' },
+  { slug: 'deleted-tenant-is-rejected-with-403-tenant-deleted', rule: 'OA-AUTH-010', status: 403, code: 'TENANT_DELETED', tenant: 'deleted' },
+  { slug: 'unprovisioned-tenant-is-rejected-with-403-tenant-not-provisioned', rule: 'OA-AUTH-011', status: 403, code: 'TENANT_NOT_PROVISIONED', tenant: 'not-provisioned' },
 ];
+
+/** The key that presents `state` for `tenant`. */
+export async function keyInState(t: CheckContext, tenant: { tenantId: string; apiKey: string }, state: CredentialState): Promise<string> {
+  if (state.key) return await t.control.createKey(tenant.tenantId, state.key);
+  await t.control.setTenantState(tenant.tenantId, state.tenant!);
+  return tenant.apiKey;
+}
+
+export const keyStateChecks: Check[] = CREDENTIAL_STATES.map((s) =>
+  keyStateCheck(s.slug, s.rule, s.status, s.code, async (t) => keyInState(t, await t.control.createTenant(), s)));
 
 export const suspensionIsRecoverable = defineCheck({
   name: 'suspended-tenant-key-is-accepted-again-once-active',
