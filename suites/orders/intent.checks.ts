@@ -1,13 +1,13 @@
-import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
-import { USDC_MINT, USDT_MINT } from './balance.checks.ts';
-import { asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, serviceNow, testWallet, type OnboardedUser } from './users.ts';
+import { dcaRequest, decodeTransaction, depositedTo, failureOf, FIVE_MINUTES_MS, INT, intentUser, ISO_8601, lamportTransfers,
+  ORDER_TYPES, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, usdt, UUID_V4 } from './orders.ts';
+import { asUser, correctBody, dataOf, errorCode, is2xx, postOnboard, serviceNow, testWallet } from './users.ts';
 
 /**
  * POST /orders/intent and POST /orders/confirm for DCA orders (Orders: create; Errors, Orders and transactions;
@@ -16,140 +16,6 @@ import { asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboa
  * the checks that need an intent skip, never fail.
  */
 
-const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
-const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-const ORDER_TYPES = ['dca', 'stop_loss', 'take_profit', 'oco', 'slice'];
-const INT = /^(0|[1-9][0-9]*)$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-const FIVE_MINUTES_MS = 5 * 60 * 1000;
-
-/** USDC (6 decimals) of this deployment: the mainnet mint unless CONFORMANCE_USDC_MINT names another. */
-const usdc = () => process.env.CONFORMANCE_USDC_MINT ?? USDC_MINT;
-const usdt = () => process.env.CONFORMANCE_USDT_MINT ?? USDT_MINT;
-
-/** 36 USDC over three cycles of 12 USDC (above the default 10 USD minimum), hourly, into the native asset. */
-const DCA_TOTAL = '36000000';
-const DCA_PER_CYCLE = '12000000';
-const DCA_FREQUENCY = 3600;
-
-interface DcaRequest {
-  orderType: unknown;
-  inputMint: string;
-  outputMint: string;
-  config: { totalAmount: string; amountPerCycle: string; cycleFrequencySeconds: number };
-}
-
-function dcaRequest(over: Partial<DcaRequest['config']> & { inputMint?: string; outputMint?: string } = {}): DcaRequest {
-  const { inputMint = usdc(), outputMint = NATIVE_MINT, ...config } = over;
-  return { orderType: 'dca', inputMint, outputMint, config: { totalAmount: DCA_TOTAL, amountPerCycle: DCA_PER_CYCLE, cycleFrequencySeconds: DCA_FREQUENCY, ...config } };
-}
-
-async function postIntent(t: CheckContext, sub: string, body: unknown): Promise<Exchange> {
-  return await asUser(t, sub, { method: 'POST', path: '/orders/intent', json: body });
-}
-
-async function postConfirm(t: CheckContext, sub: string, body: unknown): Promise<Exchange> {
-  return await asUser(t, sub, { method: 'POST', path: '/orders/confirm', json: body });
-}
-
-interface Funded extends OnboardedUser {
-  keypair: Keypair;
-}
-
-/** An onboarded user whose external wallet holds the deposit (input and native for fees) when `fund` is set. */
-async function intentUser(t: CheckContext, fund: boolean): Promise<Funded> {
-  const wallet = testWallet(t);
-  const user = await onboardedUser(t, wallet);
-  if (fund) {
-    await t.control.fund(user.userPubkey, 'native', '1000000000');
-    try {
-      await t.control.fund(user.userPubkey, usdc(), '100000000');
-    } catch (e) {
-      t.skip(`the target cannot fund ${usdc()} (set CONFORMANCE_USDC_MINT to this deployment's USDC): ${(e as Error).message.slice(0, 200)}`);
-    }
-  }
-  return { ...user, keypair: wallet.keypair };
-}
-
-/** The assumed template was not accepted: nothing of the checks built on it can be judged (UNKNOWNS O7). */
-function skipIfTemplateRejected(t: CheckContext, ex: Exchange): void {
-  if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
-    t.skip(`the target rejects the assumed DCA intent template (UNKNOWNS.md O7) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
-  }
-}
-
-interface Intent {
-  ex: Exchange;
-  data: Record<string, unknown>;
-  transaction: string;
-  pendingOrderId: string;
-}
-
-/** A pending DCA order of `user` (a broken intent is a broken precondition here, not the confirm rule). */
-async function pendingIntent(t: CheckContext, user: Funded): Promise<Intent> {
-  const ex = await postIntent(t, user.sub, dcaRequest());
-  skipIfTemplateRejected(t, ex);
-  const data = dataOf(ex);
-  if (!is2xx(ex) || typeof data?.transaction !== 'string' || typeof data.pendingOrderId !== 'string') {
-    throw new SetupFailed(`POST /orders/intent answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
-  }
-  return { ex, data, transaction: data.transaction, pendingOrderId: data.pendingOrderId };
-}
-
-function decodeTransaction(base64: string): Transaction | undefined {
-  try {
-    return Transaction.from(Buffer.from(base64, 'base64'));
-  } catch {
-    return undefined;
-  }
-}
-
-function signed(base64: string, signer: Keypair): string {
-  const tx = Transaction.from(Buffer.from(base64, 'base64'));
-  tx.partialSign(signer);
-  return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
-}
-
-function ata(owner: PublicKey, mint: PublicKey, program: PublicKey): string {
-  return PublicKey.findProgramAddressSync([owner.toBuffer(), program.toBuffer(), mint.toBuffer()], new PublicKey(ASSOCIATED_TOKEN_PROGRAM))[0].toBase58();
-}
-
-/** Amount of `mint` the transaction's transfers move to `manager` (its associated token account for a token mint). */
-function depositedTo(tx: Transaction, manager: string, mint: string): { amount: bigint; recognised: number } {
-  let amount = 0n;
-  let recognised = 0;
-  const managerKey = new PublicKey(manager);
-  for (const ix of tx.instructions) {
-    const program = ix.programId.toBase58();
-    if (mint === NATIVE_MINT && ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2) {
-      recognised++;
-      if (ix.keys[1]?.pubkey.toBase58() === manager) amount += ix.data.readBigUInt64LE(4);
-    } else if (mint !== NATIVE_MINT && (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) && ix.data.length >= 9) {
-      const kind = ix.data[0];
-      const target = ata(managerKey, new PublicKey(mint), ix.programId);
-      if (kind === 12 && ix.keys[1]?.pubkey.toBase58() === mint) {
-        recognised++;
-        if (ix.keys[2]?.pubkey.toBase58() === target) amount += ix.data.readBigUInt64LE(1);
-      } else if (kind === 3) {
-        recognised++;
-        if (ix.keys[1]?.pubkey.toBase58() === target) amount += ix.data.readBigUInt64LE(1);
-      }
-    }
-  }
-  return { amount, recognised };
-}
-
-/** Lamports the transaction's system transfers move from `from` (to anyone). */
-function lamportTransfers(tx: Transaction, from: string): bigint[] {
-  return tx.instructions
-    .filter((ix) => ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2 && ix.keys[0]?.pubkey.toBase58() === from)
-    .map((ix) => ix.data.readBigUInt64LE(4));
-}
-
-const failureOf = (ex: Exchange) => ({ status: ex.response.status, code: errorCode(ex) ?? '(none)', body: ex.response.body });
 
 const dcaIntentAndConfirm = defineCheck({
   name: 'dca-intent-returns-an-unsigned-deposit-and-confirm-activates-the-order',
@@ -325,7 +191,7 @@ const confirmTwice = defineCheck({
 const INVALID_ORDER_TYPE = fc.oneof(
   fc.constantFrom('DCA', 'limit', 'market', 'stop-loss', 'twap', 'Slice'),
   fc.string({ minLength: 1, maxLength: 12 }),
-).filter((s) => !ORDER_TYPES.includes(s));
+).filter((s) => !(ORDER_TYPES as readonly string[]).includes(s));
 
 const intentOrderType = defineCheck({
   name: 'intent-with-an-unknown-order-type-answers-400-invalid-order-type',

@@ -1,0 +1,217 @@
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import type { CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { isObject } from '../shared/values.ts';
+import { USDC_MINT, USDT_MINT } from './balance.checks.ts';
+import { asUser, dataOf, errorCode, is2xx, onboardedUser, testWallet, type OnboardedUser } from './users.ts';
+
+/**
+ * Order creation as every orders check needs it: the assumed intent templates of the five order types (UNKNOWNS.md
+ * O7; the spec's Assumed*IntentRequest), intent -> sign with the user's wallet -> confirm, and the deposit
+ * transaction decoders. A target that rejects an assumed template with 400 VALIDATION_ERROR makes the check skip,
+ * never fail: the template is the suite's guess, not the document.
+ */
+
+export const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
+export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+export const ORDER_TYPES = ['dca', 'stop_loss', 'take_profit', 'oco', 'slice'] as const;
+export type OrderType = (typeof ORDER_TYPES)[number];
+export const TERMINAL_STATUSES = ['completed', 'cancelled', 'failed', 'expired'];
+export const INT = /^(0|[1-9][0-9]*)$/;
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+export const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+export const FIVE_MINUTES_MS = 5 * 60 * 1000;
+
+/** USDC (6 decimals) of this deployment: the mainnet mint unless CONFORMANCE_USDC_MINT names another. */
+export const usdc = () => process.env.CONFORMANCE_USDC_MINT ?? USDC_MINT;
+export const usdt = () => process.env.CONFORMANCE_USDT_MINT ?? USDT_MINT;
+
+/** 36 USDC over three cycles of 12 USDC (above the default 10 USD minimum), hourly, into the native asset. */
+export const DCA_TOTAL = '36000000';
+export const DCA_PER_CYCLE = '12000000';
+export const DCA_FREQUENCY = 3600;
+/** 12 USDC sold by a trigger or slice order (above the default 10 USD minimum). */
+export const TRIGGER_AMOUNT = '12000000';
+/**
+ * Trigger prices are "a pair ratio scaled by priceDecimals" (output per input). With priceDecimals 18 a stop at 1
+ * (1e-18 native per USDC) is never reached and a take-profit at 1e30 (1e12 native per USDC) never either, whatever
+ * the market: the orders stay armed, on any target.
+ */
+export const PRICE_DECIMALS = 18;
+export const UNREACHABLE_LOW_PRICE = '1';
+export const UNREACHABLE_HIGH_PRICE = '1000000000000000000000000000000';
+
+export interface IntentRequest {
+  orderType: unknown;
+  inputMint: string;
+  outputMint: string;
+  config: Record<string, unknown>;
+  onboardIfNeeded?: boolean;
+}
+
+export interface IntentOverrides {
+  inputMint?: string;
+  outputMint?: string;
+  /** Merged over the type's default config; a key set to undefined is removed. */
+  config?: Record<string, unknown>;
+}
+
+/** The assumed default `config` of each order type (spec: AssumedDcaConfig, AssumedTriggerConfig, AssumedOcoConfig, AssumedSliceConfig). */
+export function defaultConfig(orderType: OrderType): Record<string, unknown> {
+  switch (orderType) {
+    case 'dca': return { totalAmount: DCA_TOTAL, amountPerCycle: DCA_PER_CYCLE, cycleFrequencySeconds: DCA_FREQUENCY };
+    case 'stop_loss': return { amount: TRIGGER_AMOUNT, triggerPrice: UNREACHABLE_LOW_PRICE, priceDecimals: PRICE_DECIMALS };
+    case 'take_profit': return { amount: TRIGGER_AMOUNT, triggerPrice: UNREACHABLE_HIGH_PRICE, priceDecimals: PRICE_DECIMALS };
+    case 'oco': return { amount: TRIGGER_AMOUNT, stopLossPrice: UNREACHABLE_LOW_PRICE, takeProfitPrice: UNREACHABLE_HIGH_PRICE, priceDecimals: PRICE_DECIMALS };
+    case 'slice': return { amount: TRIGGER_AMOUNT, sliceCount: 3 };
+  }
+}
+
+/** An intent body of `orderType` from the assumed template: USDC into the native asset by default. */
+export function intentRequest(orderType: OrderType, over: IntentOverrides = {}): IntentRequest {
+  const config: Record<string, unknown> = { ...defaultConfig(orderType), ...(over.config ?? {}) };
+  for (const [k, v] of Object.entries(config)) if (v === undefined) delete config[k];
+  return { orderType, inputMint: over.inputMint ?? usdc(), outputMint: over.outputMint ?? NATIVE_MINT, config };
+}
+
+/** The DCA template with config overrides (and mints) at the top level, as the DCA checks write them. */
+export function dcaRequest(over: Record<string, unknown> & { inputMint?: string; outputMint?: string } = {}): IntentRequest & { config: { totalAmount: string; amountPerCycle: string; cycleFrequencySeconds: number } } {
+  const { inputMint, outputMint, ...config } = over;
+  return intentRequest('dca', { inputMint, outputMint, config }) as ReturnType<typeof dcaRequest>;
+}
+
+/** The amount of input an intent of this body deposits (DCA: totalAmount; the others: amount). */
+export function depositAmount(request: IntentRequest): string {
+  return String(request.orderType === 'dca' ? request.config.totalAmount : request.config.amount);
+}
+
+export async function postIntent(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {
+  return await asUser(t, sub, { method: 'POST', path: '/orders/intent', json: body, headers });
+}
+
+export async function postConfirm(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {
+  return await asUser(t, sub, { method: 'POST', path: '/orders/confirm', json: body, headers });
+}
+
+export interface Funded extends OnboardedUser {
+  keypair: Keypair;
+}
+
+/** An onboarded user whose external wallet holds deposits (100 USDC and 1 native) when `fund` is set. */
+export async function intentUser(t: CheckContext, fund: boolean): Promise<Funded> {
+  const wallet = testWallet(t);
+  const user = await onboardedUser(t, wallet);
+  if (fund) await fundUser(t, user.userPubkey);
+  return { ...user, keypair: wallet.keypair };
+}
+
+/** 1 native (fees) and 100 USDC into `wallet` through the control API; skipped when the target cannot fund USDC. */
+export async function fundUser(t: CheckContext, wallet: string, usdcAmount = '100000000'): Promise<void> {
+  await t.control.fund(wallet, 'native', '1000000000');
+  try {
+    await t.control.fund(wallet, usdc(), usdcAmount);
+  } catch (e) {
+    t.skip(`the target cannot fund ${usdc()} (set CONFORMANCE_USDC_MINT to this deployment's USDC): ${(e as Error).message.slice(0, 200)}`);
+  }
+}
+
+/** The assumed template was not accepted: nothing of the checks built on it can be judged (UNKNOWNS O7). */
+export function skipIfTemplateRejected(t: CheckContext, ex: Exchange): void {
+  if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
+    const type = /"orderType":"([a-z_]+)"/.exec(ex.request.body ?? '')?.[1] ?? 'intent';
+    t.skip(`the target rejects the assumed ${type} intent template (UNKNOWNS.md O7) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+  }
+}
+
+export interface Intent {
+  ex: Exchange;
+  request: IntentRequest;
+  data: Record<string, unknown>;
+  transaction: string;
+  pendingOrderId: string;
+}
+
+/** A pending order of `user` (a broken intent is a broken precondition here, not the confirm rule). */
+export async function pendingIntent(t: CheckContext, user: Funded, request: IntentRequest = dcaRequest(), headers: Record<string, string | undefined> = {}): Promise<Intent> {
+  const ex = await postIntent(t, user.sub, request, headers);
+  skipIfTemplateRejected(t, ex);
+  const data = dataOf(ex);
+  if (!is2xx(ex) || typeof data?.transaction !== 'string' || typeof data.pendingOrderId !== 'string') {
+    throw new SetupFailed(`POST /orders/intent (${String(request.orderType)}) answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
+  }
+  return { ex, request, data, transaction: data.transaction, pendingOrderId: data.pendingOrderId };
+}
+
+export interface Created {
+  intent: Intent;
+  confirm: Exchange;
+  order: Record<string, unknown>;
+  orderId: string;
+  txSignature: string;
+}
+
+/** intent -> sign with the user's wallet -> confirm; any failure is a broken precondition (setup-failed). */
+export async function createOrder(t: CheckContext, user: Funded, request: IntentRequest = dcaRequest()): Promise<Created> {
+  const intent = await pendingIntent(t, user, request);
+  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) });
+  const d = dataOf(confirm);
+  if (!is2xx(confirm) || !isObject(d?.order) || typeof d.order.id !== 'string') {
+    throw new SetupFailed(`POST /orders/confirm (${String(request.orderType)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
+  }
+  return { intent, confirm, order: d.order, orderId: d.order.id, txSignature: String(d.txSignature) };
+}
+
+export function decodeTransaction(base64: string): Transaction | undefined {
+  try {
+    return Transaction.from(Buffer.from(base64, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function signed(base64: string, signer: Keypair): string {
+  const tx = Transaction.from(Buffer.from(base64, 'base64'));
+  tx.partialSign(signer);
+  return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+}
+
+function ata(owner: PublicKey, mint: PublicKey, program: PublicKey): string {
+  return PublicKey.findProgramAddressSync([owner.toBuffer(), program.toBuffer(), mint.toBuffer()], new PublicKey(ASSOCIATED_TOKEN_PROGRAM))[0].toBase58();
+}
+
+/** Amount of `mint` the transaction's transfers move to `manager` (its associated token account for a token mint). */
+export function depositedTo(tx: Transaction, manager: string, mint: string): { amount: bigint; recognised: number } {
+  let amount = 0n;
+  let recognised = 0;
+  const managerKey = new PublicKey(manager);
+  for (const ix of tx.instructions) {
+    const program = ix.programId.toBase58();
+    if (mint === NATIVE_MINT && ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2) {
+      recognised++;
+      if (ix.keys[1]?.pubkey.toBase58() === manager) amount += ix.data.readBigUInt64LE(4);
+    } else if (mint !== NATIVE_MINT && (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) && ix.data.length >= 9) {
+      const kind = ix.data[0];
+      const target = ata(managerKey, new PublicKey(mint), ix.programId);
+      if (kind === 12 && ix.keys[1]?.pubkey.toBase58() === mint) {
+        recognised++;
+        if (ix.keys[2]?.pubkey.toBase58() === target) amount += ix.data.readBigUInt64LE(1);
+      } else if (kind === 3) {
+        recognised++;
+        if (ix.keys[1]?.pubkey.toBase58() === target) amount += ix.data.readBigUInt64LE(1);
+      }
+    }
+  }
+  return { amount, recognised };
+}
+
+/** Lamports the transaction's system transfers move from `from` (to anyone). */
+export function lamportTransfers(tx: Transaction, from: string): bigint[] {
+  return tx.instructions
+    .filter((ix) => ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2 && ix.keys[0]?.pubkey.toBase58() === from)
+    .map((ix) => ix.data.readBigUInt64LE(4));
+}
+
+export const failureOf = (ex: Exchange) => ({ status: ex.response.status, code: errorCode(ex) ?? '(none)', body: ex.response.body });
