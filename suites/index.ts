@@ -25,6 +25,10 @@ import * as orderOnboarding from './orders/onboarding.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
 import * as orderIntent from './orders/intent.checks.ts';
+import * as orderCreate from './orders/create.checks.ts';
+import * as orderReads from './orders/reads.checks.ts';
+import * as orderReporting from './orders/reporting.checks.ts';
+import * as orderIdempotency from './orders/idempotency.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -58,6 +62,10 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/me': checksOf(orderMe),
   'orders/balance': checksOf(orderBalance),
   'orders/intent': checksOf(orderIntent),
+  'orders/create': checksOf(orderCreate),
+  'orders/reads': checksOf(orderReads),
+  'orders/reporting': checksOf(orderReporting),
+  'orders/idempotency': checksOf(orderIdempotency),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

@@ -6,11 +6,15 @@ import { CAPABILITIES, type Capability } from './types.ts';
 export interface QuoteKeyPlan { rps?: number; monthlyAllowance?: number; organizationId?: string; state?: 'active' | 'revoked' }
 export type KeyState = 'active' | 'revoked' | 'other-environment' | 'product-disabled' | 'product-expired';
 export type TenantState = 'active' | 'suspended' | 'deleted' | 'not-provisioned';
+/** Onboarding states of the Errors table: an external wallet needing user consent, a manager not fully provisioned. */
+export type WalletState = 'needs-user-consent' | 'manager-incomplete';
 export interface Faults {
   database?: 'healthy' | 'unhealthy' | 'down';
   rpc?: 'up' | 'down';
   oracle?: 'up' | 'down';
   swaps?: 'ok' | 'fail';
+  /** Provisioning a user's manager at onboarding: fails upstream (502) or unexpectedly (500) until `ok` again. */
+  provisioning?: 'ok' | 'upstream' | 'unexpected';
   /** Quote providers by id: a provider that is down quotes nothing (its metadata.errors reason on a no-route 404). */
   quoteProviders?: Record<string, 'up' | 'down'>;
 }
@@ -71,6 +75,12 @@ export class ControlAdapter {
   async setTenantState(tenantId: string, state: TenantState): Promise<void> {
     this.require('tenants');
     await this.call('PATCH', `/tenants/${encodeURIComponent(tenantId)}`, { state });
+  }
+
+  /** `wallet` is an external wallet (`needs-user-consent`) or an onboarded user's manager (`manager-incomplete`). */
+  async setWalletState(wallet: string, state: WalletState): Promise<void> {
+    this.require('tenants');
+    await this.call('POST', '/wallet-states', { wallet, state });
   }
 
   async createQuoteKey(plan: QuoteKeyPlan = {}): Promise<string> {

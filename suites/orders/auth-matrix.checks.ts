@@ -6,7 +6,7 @@ import { isObject, randomToken } from '../shared/values.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { CREDENTIAL_STATES, expectErrorEnvelope, keyInState } from './auth.checks.ts';
 import type { SiwsEnvironment } from './siws.ts';
-import { correctBody, is2xx, postOnboard, rateLimited, servedRequest, testWallet } from './users.ts';
+import { correctBody, is2xx, onboardedUser, postOnboard, rateLimited, servedRequest, testWallet } from './users.ts';
 
 /**
  * The auth matrix (Authentication 3 and Errors, Auth and tenancy): every operation of the orders spec, each way a
@@ -231,6 +231,23 @@ export const subsAreScopedToTheirTenant = defineCheck({
     const ex = await servedRequest(t, { path: '/me', headers: { 'X-Service-Key': other.apiKey, 'X-Service-User': wallet.sub } });
     t.expect('OA-AUTH-006', ex.response.status === 401 && codeOf(ex) === 'UNAUTHORIZED', {
       documented: `GET /me with another tenant's key and sub ${wallet.sub} (onboarded on the first tenant only): 401 UNAUTHORIZED`,
+      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body }, exchange: ex,
+    });
+    expectErrorEnvelope(t, ex);
+  },
+});
+
+export const missingUserIsNoTenantUser = defineCheck({
+  name: 'a-user-scoped-request-without-x-service-user-is-rejected-when-the-tenant-has-users',
+  service: 'orders',
+  // The matrix probes OA-AUTH-005 too, but a tenant with no user cannot show a request served as one of its users.
+  rules: ['OA-AUTH-005', 'OA-ENV-002'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    await onboardedUser(t);
+    const ex = await servedRequest(t, { path: '/me', headers: { 'X-Service-User': undefined } });
+    t.expect('OA-AUTH-005', ex.response.status === 401 && codeOf(ex) === 'UNAUTHORIZED', {
+      documented: 'GET /me with the run\'s key, whose tenant has an onboarded user, and no X-Service-User: 401 UNAUTHORIZED',
       received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body }, exchange: ex,
     });
     expectErrorEnvelope(t, ex);

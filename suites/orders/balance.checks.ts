@@ -3,6 +3,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { deepEqual, isObject } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
 import { runEnvironment } from './siws.ts';
+import { createOrder, intentRequest, intentUser, ORDER_TYPES, type Created, type Funded, type OrderType } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, onboardedUser, type OnboardedUser } from './users.ts';
 
 /** GET /me/balance (User session and balances; Balance row). */
@@ -47,7 +48,7 @@ async function fundManager(t: CheckContext, user: OnboardedUser): Promise<void> 
 export const balanceRowsFollowTheDocument = defineCheck({
   name: 'balance-rows-have-documented-fields-formats-and-available-arithmetic',
   service: 'orders',
-  rules: ['OA-BAL-001', 'OA-BAL-002', 'OA-BAL-003', 'OA-BAL-004', 'OA-BAL-007', 'OA-BAL-014', 'OA-BAL-015', 'OA-BAL-016'],
+  rules: ['OA-BAL-001', 'OA-BAL-002', 'OA-BAL-003', 'OA-BAL-004', 'OA-BAL-007', 'OA-BAL-014', 'OA-BAL-015'],
   profile: 'full',
   async run(t: CheckContext) {
     const user = await balanceUser(t);
@@ -77,16 +78,138 @@ export const balanceRowsFollowTheDocument = defineCheck({
       t.expect('OA-BAL-014', pending === 0n, { documented: 'withdrawalPending 0 with no order-level withdrawal in flight', received: row.withdrawalPending, exchange: ex });
     }
     if (rows.length === 0) t.note('no balance rows: the row rules OA-BAL-003/004/007/014 had nothing to judge');
-    const hidden = rowsOf(t, await getBalance(t, user.sub, true));
+    const hiddenEx = await getBalance(t, user.sub, true);
+    for (const row of rowsOf(t, hiddenEx)) {
+      t.expect('OA-BAL-015', BUCKETS.some((k) => row[k] !== '0'), { documented: 'with hideZero=true no row has all four buckets 0', received: row, exchange: hiddenEx });
+    }
+  },
+});
+
+export const hideZeroDefaultsToFalse = defineCheck({
+  name: 'balance-without-hidezero-lists-the-rows-of-hidezero-false',
+  service: 'orders',
+  rules: ['OA-BAL-001', 'OA-BAL-016'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    // A fresh, unfunded manager: the rows a target lists for it (if any) are all zero, so a default of true would drop them.
+    const user = await balanceUser(t);
+    const rows = rowsOf(t, await getBalance(t, user.sub));
     const shown = await getBalance(t, user.sub, false);
     const explicit = rowsOf(t, shown);
-    for (const row of hidden) {
-      t.expect('OA-BAL-015', BUCKETS.some((k) => row[k] !== '0'), { documented: 'with hideZero=true no row has all four buckets 0', received: row, exchange: shown });
-    }
+    const hidden = rowsOf(t, await getBalance(t, user.sub, true));
+    if (explicit.length === 0) t.note('the target lists no row for a fresh manager: the default of hideZero is judged on empty lists');
     t.expect('OA-BAL-016', deepEqual(rows, explicit) && hidden.every((h) => explicit.some((r) => deepEqual(r, h))), {
       documented: 'hideZero defaults to false (same rows as hideZero=false), and every hideZero=true row appears there unchanged',
       received: { default: rows, hideZeroFalse: explicit, hideZeroTrue: hidden }, exchange: shown,
     });
+  },
+});
+
+/** What an active order of each type locks on its input mint (Balance row: lockedForFutureTxns), and the rule saying so. */
+const LOCKS: Record<string, { rule: string; field?: string; what: string }> = {
+  dca: { rule: 'OA-BAL-008', field: 'totalAmount', what: 'totalAmount - amountSpent' },
+  stop_loss: { rule: 'OA-BAL-009', field: 'amount', what: 'the full unspent amount (amount - amountSpent)' },
+  take_profit: { rule: 'OA-BAL-009', field: 'amount', what: 'the full unspent amount (amount - amountSpent)' },
+  oco: { rule: 'OA-BAL-009', field: 'amount', what: 'the full unspent amount (amount - amountSpent)' },
+  // The unspent input of a running slice is not checked against an amount (UNKNOWNS O2): only its entry.
+  slice: { rule: 'OA-BAL-010', what: 'an entry on its input mint' },
+};
+const DETAIL_PATHS: Record<string, string> = { dca: '/dca', stop_loss: '/stop-loss', take_profit: '/take-profit', oco: '/oco', slice: '/slice' };
+
+/** The order as its detail endpoint shows it now (slice: data.order), or as confirm returned it when that is not served. */
+async function currentOrder(t: CheckContext, sub: string, created: Created): Promise<Row> {
+  const type = String(created.order.orderType);
+  const ex = await t.orders.request({ path: `${DETAIL_PATHS[type]}/${created.orderId}`, headers: { 'X-Service-User': sub }, validate: false, retry: false });
+  const d = dataOf(ex);
+  const order = type === 'slice' ? d?.order : d;
+  return is2xx(ex) && isObject(order) ? order : created.order;
+}
+
+/** An active order of `type` for a fresh funded user; undefined when the target does not create the type (404) or rejects its assumed template (400 VALIDATION_ERROR). */
+async function activeOrderOf(t: CheckContext, type: OrderType): Promise<{ user: Funded; created: Created } | undefined> {
+  const user = await intentUser(t, true);
+  const request = intentRequest(type);
+  const probe = await t.orders.request({ method: 'POST', path: '/orders/intent', json: request, headers: { 'X-Service-User': user.sub }, validate: false, retry: false });
+  const code = errorCode(probe);
+  if ((probe.response.status === 404 && code === 'NOT_FOUND') || (probe.response.status === 400 && code === 'VALIDATION_ERROR')) {
+    t.note(`${type}: POST /orders/intent answered ${probe.response.status} ${String(code)} to the assumed template (UNKNOWNS O7): its locks are not judged`);
+    return undefined;
+  }
+  return { user, created: await createOrder(t, user, request) };
+}
+
+export const activeOrdersLockTheirInput = defineCheck({
+  name: 'an-active-order-locks-its-unspent-input-on-its-input-mint-only',
+  service: 'orders',
+  rules: ['OA-BAL-001', 'OA-FMT-001', 'OA-BAL-017', 'OA-BAL-018', 'OA-BAL-019', 'OA-BAL-008', 'OA-BAL-009', 'OA-BAL-010', 'OA-BAL-011', 'OA-BAL-007'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    let judged = 0;
+    for (const type of ORDER_TYPES) {
+      const made = await activeOrderOf(t, type);
+      if (!made) continue;
+      const { user, created } = made;
+      const ex = await getBalance(t, user.sub);
+      const rows = rowsOf(t, ex);
+      const order = await currentOrder(t, user.sub, created);
+      const entries = rows.flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown : []));
+      for (const row of rows) {
+        t.expect('OA-FMT-001', BUCKETS.every((k) => typeof row[k] === 'string' && INT.test(row[k] as string)), {
+          documented: 'the four balance buckets are integer strings', received: row, exchange: ex,
+        });
+      }
+      for (const entry of entries) {
+        t.expect('OA-FMT-001', isObject(entry) && typeof entry.amount === 'string' && INT.test(entry.amount), {
+          documented: 'a lockedBreakdown amount is an integer string', received: entry, exchange: ex,
+        });
+        t.expect('OA-BAL-017', typeof entry.orderId === 'string' && (ORDER_TYPES as readonly unknown[]).includes(entry.orderType) &&
+          typeof entry.status === 'string' && typeof entry.kind === 'string', {
+          documented: 'a lockedBreakdown entry {orderId: string, orderType: dca|stop_loss|take_profit|oco|slice, status: string, kind: string, amount}', received: entry, exchange: ex,
+        });
+        // The user is fresh: its one order is the only one an entry can name.
+        t.expect('OA-BAL-018', entry.orderId === created.orderId && entry.orderType === type, {
+          documented: `every lockedBreakdown entry names the user's one order ${created.orderId} (${type})`, received: entry, exchange: ex,
+        });
+      }
+      if (order.status !== 'active') {
+        t.note(`${type}: the order is ${String(order.status)}, not active: its lock is not judged`);
+        continue;
+      }
+      judged++;
+      const input = rows.find((row) => row.mint === order.inputMint);
+      const mine = (row: Row | undefined) => (Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown : []).filter((e) => isObject(e) && e.orderId === created.orderId) as Row[];
+      const lock = mine(input)[0];
+      t.expect('OA-BAL-019', lock === undefined || lock.kind === 'locked', {
+        documented: `the lockedBreakdown entry of the active ${type} order has kind "locked"`, received: lock, exchange: ex,
+      });
+      const { rule, field, what } = LOCKS[type]!;
+      if (field === undefined) {
+        t.expect(rule, lock !== undefined, { documented: `the running ${type} order has ${what}`, received: input ?? '(no row for its input mint)', exchange: ex });
+      } else {
+        const unspent = BigInt(String(order[field])) - BigInt(String(order.amountSpent));
+        t.expect(rule, lock !== undefined && input?.lockedForFutureTxns === unspent.toString(), {
+          documented: `while the active ${type} order is the only lock on ${String(order.inputMint)}, lockedForFutureTxns is ${what} = ${unspent} with an entry for the order`,
+          received: input ?? '(no row for its input mint)', exchange: ex,
+        });
+      }
+      const output = rows.find((row) => row.mint === order.outputMint);
+      t.expect('OA-BAL-011', mine(output).length === 0, {
+        documented: `no lockedBreakdown entry of the order on the row of its output mint ${String(order.outputMint)}`, received: output, exchange: ex,
+      });
+      for (const row of rows) {
+        const [total, locked, pending, available] = BUCKETS.map((k) => BigInt(row[k] as string)) as [bigint, bigint, bigint, bigint];
+        const expected = total - locked - pending > 0n ? total - locked - pending : 0n;
+        t.expect('OA-BAL-007', available === expected, {
+          documented: `with an active ${type} order, availableToWithdraw = max(${total} - ${locked} - ${pending}, 0) = ${expected}`, received: row, exchange: ex,
+        });
+        const sum = (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown : []).filter((e) => isObject(e) && e.kind === 'locked')
+          .reduce((s: bigint, e) => s + BigInt(String((e as Row).amount)), 0n);
+        if (sum !== locked) t.note(`OA-BAL-021: on ${String(row.mint)} the locked entries sum to ${sum}, lockedForFutureTxns is ${locked}`);
+      }
+    }
+    if (judged === 0) t.skip('no order type could be created active: no lock to judge');
+    t.note('OA-BAL-013 (paused orders) and OA-BAL-012 (cancel releases the lock) are not observed: this check does not pause or cancel');
   },
 });
 

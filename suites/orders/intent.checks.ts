@@ -21,7 +21,7 @@ const dcaIntentAndConfirm = defineCheck({
   name: 'dca-intent-returns-an-unsigned-deposit-and-confirm-activates-the-order',
   service: 'orders',
   rules: ['OA-INT-001', 'OA-INT-002', 'OA-INT-003', 'OA-INT-004', 'OA-INT-005', 'OA-INT-006', 'OA-INT-007', 'OA-INT-010',
-    'OA-INT-017', 'OA-CONF-001', 'OA-CONF-002', 'OA-CONF-005', 'OA-CONF-022', 'OA-DCA-001'],
+    'OA-INT-017', 'OA-CONF-001', 'OA-CONF-002', 'OA-CONF-005', 'OA-CONF-022'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -96,10 +96,6 @@ const dcaIntentAndConfirm = defineCheck({
       documented: `the order carries the intent's config: outputMint ${request.outputMint}, totalAmount ${request.config.totalAmount}, amountPerCycle ${request.config.amountPerCycle}, cycleFrequencySeconds ${request.config.cycleFrequencySeconds}`,
       received: { outputMint: order.outputMint, totalAmount: order.totalAmount, amountPerCycle: order.amountPerCycle, cycleFrequencySeconds: order.cycleFrequencySeconds }, exchange: cex,
     });
-    t.expect('OA-DCA-001', typeof order.totalAmount === 'string' && INT.test(order.totalAmount) && typeof order.amountPerCycle === 'string' && INT.test(order.amountPerCycle) &&
-      Number.isInteger(order.cycleFrequencySeconds) && (order.cycleFrequencySeconds as number) >= 60, {
-      documented: 'totalAmount and amountPerCycle integer strings, cycleFrequencySeconds an integer >= 60', received: order, exchange: cex,
-    });
     t.expect('OA-CONF-005', order.status === 'active' || order.status === 'executing', {
       documented: 'a confirmed DCA order without startAt is active or executing, never pending', received: order.status, exchange: cex,
     });
@@ -129,7 +125,7 @@ const confirmMissingParams = defineCheck({
 const confirmBadBase64 = defineCheck({
   name: 'confirm-with-a-signed-transaction-that-is-not-base64-answers-500-submit-failed',
   service: 'orders',
-  rules: ['OA-CONF-016', 'OA-CONF-018', 'OA-ENV-002'],
+  rules: ['OA-CONF-016', 'OA-ENV-002'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -139,7 +135,6 @@ const confirmBadBase64 = defineCheck({
     t.expect('OA-CONF-016', ex.response.status === 500 && errorCode(ex) === 'SUBMIT_FAILED', {
       documented: '500 SUBMIT_FAILED for a signedTransaction that is not base64 (Errors table; the spec lists SUBMIT_FAILED under 500 only)', received: failureOf(ex), exchange: ex,
     });
-    t.expect('OA-CONF-018', errorCode(ex) !== 'INVALID_TRANSACTION', { documented: 'POST /orders/confirm never answers INVALID_TRANSACTION', received: failureOf(ex), exchange: ex });
     expectErrorEnvelope(t, ex);
   },
 });
@@ -238,9 +233,9 @@ const intentCycleFrequency = defineCheck({
   profile: 'full',
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
-    // Exactly 60 first: a target that rejects it (or the assumed template) gives the property nothing to stand on.
+    // The assumed template first (a target rejecting it gives the checks nothing to stand on), then exactly 60.
+    skipIfTemplateRejected(t, await postIntent(t, user.sub, dcaRequest()));
     const at60 = await postIntent(t, user.sub, dcaRequest({ cycleFrequencySeconds: 60 }));
-    skipIfTemplateRejected(t, at60);
     t.expect('OA-LIM-012', is2xx(at60), { documented: '2xx for a DCA intent with cycleFrequencySeconds 60', received: failureOf(at60), exchange: at60 });
     await t.property('OA-LIM-011', fc.integer({ min: 0, max: 59 }), async (cycleFrequencySeconds) => {
       const ex = await postIntent(t, user.sub, dcaRequest({ cycleFrequencySeconds }));

@@ -4,7 +4,7 @@ import { randomToken } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
 import { siwsConfig, siwsNonce, type SiwsEnvironment } from './siws.ts';
 import {
-  correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
+  asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
 } from './users.ts';
 
 /**
@@ -245,5 +245,77 @@ export const ambiguousRebindings = defineCheck({
       });
       t.note(`${what}: ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
     }
+  },
+});
+
+/**
+ * The onboarding states of the Errors table a sandbox sets up through the control API (`tenants`: POST
+ * /wallet-states; `faults`: provisioning). Throwaway wallets and fresh subs, so that nothing else is touched.
+ */
+export const walletNeedingConsent = defineCheck({
+  name: 'onboarding-a-wallet-that-needs-user-consent-is-rejected-with-409-wallet-needs-user-consent',
+  service: 'orders',
+  rules: ['OA-ONB-017', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['tenants'],
+  async run(t: CheckContext) {
+    const wallet = throwawayWallet();
+    await t.control.setWalletState(wallet.publicKey.toBase58(), 'needs-user-consent');
+    const ex = await postOnboard(t, await correctBody(t, randomToken('conformance-sub'), wallet));
+    expectRejection(t, 'OA-ONB-017', ex, 409, ['WALLET_NEEDS_USER_CONSENT'],
+      'a new sub with a wallet that exists with no manager set up, none attachable server-side');
+  },
+});
+
+export const incompleteManager = defineCheck({
+  name: 'a-manager-not-fully-provisioned-answers-409-onboarding-incomplete-until-onboarded-again',
+  service: 'orders',
+  rules: ['OA-ONB-018', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['tenants'],
+  async run(t: CheckContext) {
+    const wallet = testWallet(t);
+    const user = await onboardedUser(t, wallet);
+    // The run's own wallet is never left incomplete, whatever happens below.
+    if (!wallet.generated) t.defer(async () => { await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair)); });
+    await t.control.setWalletState(user.walletAddress, 'manager-incomplete');
+    // The balances are read from the manager itself: a call that surely hits it (GET /me may only resolve the identity).
+    const hit = await asUser(t, user.sub, { path: '/me/balance' });
+    expectRejection(t, 'OA-ONB-018', hit, 409, ['ONBOARDING_INCOMPLETE'], 'GET /me/balance of a user whose manager is not fully provisioned');
+    // "Call onboard again, then retry."
+    const again = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+    t.expect('OA-ONB-018', is2xx(again), {
+      documented: 'onboarding the same sub and wallet again answers 2xx', received: { status: again.response.status, body: again.response.body }, exchange: again,
+    });
+    const retry = await asUser(t, user.sub, { path: '/me/balance' });
+    t.expect('OA-ONB-018', is2xx(retry), {
+      documented: 'after onboarding again the same GET /me/balance succeeds', received: { status: retry.response.status, body: retry.response.body }, exchange: retry,
+    });
+  },
+});
+
+export const provisioningFailures = defineCheck({
+  name: 'provisioning-failures-answer-502-upstream-or-500-unexpected-and-a-later-repeat-succeeds',
+  service: 'orders',
+  rules: ['OA-ONB-019', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['faults'],
+  async run(t: CheckContext) {
+    t.defer(() => t.control.setFaults({ provisioning: 'ok' }));
+    const sub = randomToken('conformance-sub');
+    const wallet = throwawayWallet();
+    // A fresh SIWS message (new nonce, Issued At) each time: the same sub and wallet, never a replayed message.
+    for (const [mode, status] of [['upstream', 502], ['unexpected', 500]] as const) {
+      await t.control.setFaults({ provisioning: mode });
+      const ex = await postOnboard(t, await correctBody(t, sub, wallet));
+      expectRejection(t, 'OA-ONB-019', ex, status, ['PROVISIONING_FAILED'], `onboarding a new user while provisioning fails (${mode})`);
+    }
+    await t.control.setFaults({ provisioning: 'ok' });
+    const repeat = await postOnboard(t, await correctBody(t, sub, wallet));
+    const d = dataOf(repeat);
+    t.expect('OA-ONB-019', is2xx(repeat) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string', {
+      documented: 'PROVISIONING_FAILED is safe to retry: the same onboarding, repeated once provisioning works, answers 2xx {userId, walletAddress}',
+      received: { status: repeat.response.status, body: repeat.response.body }, exchange: repeat,
+    });
   },
 });

@@ -1,0 +1,102 @@
+import type { CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { isObject } from '../shared/values.ts';
+import { INT, ISO_8601, ORDER_TYPES, UUID_V4 } from './orders.ts';
+
+/**
+ * The passive order invariants (Resources and their fields: Order, Trigger-order fields; Conventions): facts every
+ * Order object holds on every read. A check calls `expectOrderInvariants` on each order it reads and cites
+ * USER_ORDER_RULES (user-scoped reads) or PARTNER_ORDER_RULES (`/partners/me/*` reads, where tenantId and
+ * originatingPartner are omitted: OA-REP-002 instead of OA-SHAPE-004).
+ */
+
+export const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** OA-SHAPE-002: the fields every order carries. */
+const BASE_FIELDS = ['id', 'userId', 'walletAddress', 'outputRecipientAddress', 'orderType', 'status', 'previousStatus', 'inputMint',
+  'outputMint', 'createdAt', 'updatedAt', 'withdrawalStatus'];
+/** OA-FMT-001: amounts on an order (integer strings). */
+const AMOUNT_FIELDS = ['totalAmount', 'amountPerCycle', 'amountSpent', 'amountReceived', 'amount', 'minOutputAmount', 'amountRemaining'];
+/** OA-FMT-002: prices on an order (integer strings). */
+const PRICE_FIELDS = ['triggerPrice', 'takeProfitPrice', 'stopLossPrice', 'currentTriggerPrice', 'highestObservedPrice', 'executedPrice'];
+/** OA-FMT-003: scales on an order (JSON integers). */
+const SCALE_FIELDS = ['priceDecimals', 'executedPriceDecimals'];
+/** OA-FMT-004: timestamps that are always set, and those that may be null. */
+const TIMESTAMPS = ['createdAt', 'updatedAt'];
+const NULLABLE_TIMESTAMPS = ['startAt', 'expiresAt', 'nextExecutionAt', 'lastExecutionAt', 'cancelledAt', 'completedAt', 'failedAt',
+  'withdrawalRequestedAt', 'withdrawalCompletedAt'];
+
+const COMMON_RULES = ['OA-SHAPE-002', 'OA-SHAPE-003', 'OA-SHAPE-005', 'OA-SHAPE-006', 'OA-SHAPE-007', 'OA-SHAPE-008', 'OA-SHAPE-009',
+  'OA-FMT-001', 'OA-FMT-002', 'OA-FMT-003', 'OA-FMT-004', 'OA-FMT-005', 'OA-FMT-006'];
+export const USER_ORDER_RULES: readonly string[] = [...COMMON_RULES, 'OA-SHAPE-004'];
+export const PARTNER_ORDER_RULES: readonly string[] = COMMON_RULES;
+
+/** Whose order it is, as GET /me and onboarding give it (OA-SHAPE-005, OA-SHAPE-006). */
+export interface OrderOwner {
+  userId: string;
+  walletAddress: string;
+  userPubkey: string;
+}
+
+export interface InvariantContext {
+  /** user: a user-scoped read (tenantId, originatingPartner present); partner: `/partners/me/*` (checked by the caller). */
+  scope: 'user' | 'partner';
+  exchange: Exchange;
+  /** The owner, when the check knows it (rows of other users in a partner report are not judged on it). */
+  owner?: OrderOwner;
+  /** outputRecipientAddress of known orders at creation, by order id (OA-SHAPE-007). */
+  created?: ReadonlyMap<string, string>;
+}
+
+const present = (o: Record<string, unknown>, k: string) => k in o && o[k] !== undefined && o[k] !== null;
+
+/** Every passive invariant of one order object read from the target. */
+export function expectOrderInvariants(t: CheckContext, order: unknown, c: InvariantContext): asserts order is Record<string, unknown> {
+  const exchange = c.exchange;
+  const o = isObject(order) ? order : {};
+  const missing = BASE_FIELDS.filter((k) => !(k in o));
+  t.expect('OA-SHAPE-002', isObject(order) && missing.length === 0, { documented: `an order object with ${BASE_FIELDS.join(', ')}`, received: { missing, order }, exchange });
+  t.expect('OA-SHAPE-003', (ORDER_TYPES as readonly unknown[]).includes(o.orderType), { documented: `orderType one of ${ORDER_TYPES.join(', ')}`, received: o.orderType, exchange });
+  t.expect('OA-FMT-005', typeof o.id === 'string' && UUID_V4.test(o.id), { documented: 'the order id is a UUIDv4 string', received: o.id, exchange });
+  if (c.owner) {
+    t.expect('OA-SHAPE-005', o.userId === c.owner.userId && o.walletAddress === c.owner.walletAddress, {
+      documented: `userId ${c.owner.userId} and walletAddress ${c.owner.walletAddress}, as GET /me gives them`, received: { userId: o.userId, walletAddress: o.walletAddress }, exchange,
+    });
+    t.expect('OA-SHAPE-006', o.outputRecipientAddress === c.owner.walletAddress || o.outputRecipientAddress === c.owner.userPubkey, {
+      documented: `outputRecipientAddress the manager ${c.owner.walletAddress} or the user's wallet ${c.owner.userPubkey}`, received: o.outputRecipientAddress, exchange,
+    });
+  }
+  const atCreation = c.created?.get(String(o.id));
+  if (atCreation !== undefined) {
+    t.expect('OA-SHAPE-007', o.outputRecipientAddress === atCreation, {
+      documented: `outputRecipientAddress unchanged since creation (${atCreation})`, received: o.outputRecipientAddress, exchange,
+    });
+  }
+  t.expect('OA-FMT-006', typeof o.inputMint === 'string' && BASE58.test(o.inputMint) && typeof o.outputMint === 'string' && BASE58.test(o.outputMint), {
+    documented: 'inputMint and outputMint are base58 strings', received: { inputMint: o.inputMint, outputMint: o.outputMint }, exchange,
+  });
+  t.expect('OA-SHAPE-008', o.inputMint !== o.outputMint, { documented: 'inputMint and outputMint differ', received: { inputMint: o.inputMint, outputMint: o.outputMint }, exchange });
+  t.expect('OA-SHAPE-009', !('platformFeeBpsOverride' in o) || o.platformFeeBpsOverride === undefined || Number.isInteger(o.platformFeeBpsOverride), {
+    documented: 'platformFeeBpsOverride, when present, is an integer', received: o.platformFeeBpsOverride, exchange,
+  });
+  const badAmounts = AMOUNT_FIELDS.filter((k) => present(o, k) && !(typeof o[k] === 'string' && INT.test(o[k])));
+  t.expect('OA-FMT-001', badAmounts.length === 0, { documented: 'amount fields are integer strings', received: Object.fromEntries(badAmounts.map((k) => [k, o[k]])), exchange });
+  const badPrices = PRICE_FIELDS.filter((k) => present(o, k) && !(typeof o[k] === 'string' && INT.test(o[k])));
+  t.expect('OA-FMT-002', badPrices.length === 0, { documented: 'price fields are integer strings', received: Object.fromEntries(badPrices.map((k) => [k, o[k]])), exchange });
+  const badScales = SCALE_FIELDS.filter((k) => present(o, k) && !Number.isInteger(o[k]));
+  t.expect('OA-FMT-003', badScales.length === 0, { documented: 'scale fields are JSON integers', received: Object.fromEntries(badScales.map((k) => [k, o[k]])), exchange });
+  const iso = (v: unknown) => typeof v === 'string' && ISO_8601.test(v) && !Number.isNaN(Date.parse(v));
+  const badTimes = [...TIMESTAMPS.filter((k) => !iso(o[k])), ...NULLABLE_TIMESTAMPS.filter((k) => present(o, k) && !iso(o[k]))];
+  t.expect('OA-FMT-004', badTimes.length === 0, { documented: 'timestamps are ISO-8601 strings (or null where nullable)', received: Object.fromEntries(badTimes.map((k) => [k, o[k]])), exchange });
+  if (c.scope === 'user') {
+    const partner = o.originatingPartner;
+    t.expect('OA-SHAPE-004', typeof o.tenantId === 'string' && isObject(partner) && typeof partner.id === 'string' && typeof partner.name === 'string', {
+      documented: 'a user-scoped read carries tenantId (string) and originatingPartner {id: string, name: string}', received: { tenantId: o.tenantId, originatingPartner: partner }, exchange,
+    });
+  }
+}
+
+/** The invariants on every row of a list answer (`data` must be an array: the caller asserts that first). */
+export function expectRowInvariants(t: CheckContext, rows: readonly unknown[], c: InvariantContext): void {
+  for (const row of rows) expectOrderInvariants(t, row, c);
+}

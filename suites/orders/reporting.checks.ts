@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { RequestSpec } from '../harness/client.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { isObject } from '../shared/values.ts';
+import { expectOrderInvariants, PARTNER_ORDER_RULES, type InvariantContext, type OrderOwner } from './order-invariants.ts';
+import { createOrder, dcaRequest, ISO_8601, ORDER_TYPES, type Created, type OrderType } from './orders.ts';
+import { createIfAccepted, expectNotFound, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './reads.checks.ts';
+import { dataOf, errorCode, is2xx, servedRequest } from './users.ts';
+
+/**
+ * Partner reporting (partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` and its filters,
+ * one order and its deposit, and the tenant's execution rows. Reporting is scoped by the key's tenant, never by
+ * X-Service-User; `userId` in a query is the opaque id from onboarding. Rows have the per-type detail shape without
+ * `tenantId` and `originatingPartner`.
+ */
+
+const partner = (t: CheckContext, path: string, headers: RequestSpec['headers'] = {}) => servedRequest(t, { path, headers });
+const FILTERABLE = ['active', 'paused', 'completed', 'failed', 'cancelled'];
+const UNFILTERABLE = ['expired', 'executing', 'pending', 'pending_modification'];
+
+/** OA-REP-002: no tenantId, no originatingPartner. */
+function expectNoTenantFields(t: CheckContext, row: Record<string, unknown>, ex: Exchange): void {
+  t.expect('OA-REP-002', !('tenantId' in row) && !('originatingPartner' in row), {
+    documented: '/partners/me/* orders omit tenantId and originatingPartner', received: { id: row.id, tenantId: row.tenantId, originatingPartner: row.originatingPartner }, exchange: ex,
+  });
+}
+
+export const partnerOrdersCoverTheTenant = defineCheck({
+  name: 'partner-orders-list-every-user-of-the-tenant-in-the-per-type-shape-without-tenant-fields',
+  service: 'orders',
+  rules: ['OA-REP-001', 'OA-REP-002', 'OA-REP-003', 'OA-REP-004', 'OA-REP-013', ...PARTNER_ORDER_RULES],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const alice = await reader(t, true);
+    const bob = await reader(t, true);
+    const created = [...await ordersOfEveryType(t, alice), await createOrder(t, bob, dcaRequest())];
+    const owners = new Map<unknown, OrderOwner>([[alice.owner.userId, alice.owner], [bob.owner.userId, bob.owner]]);
+    const c = (row: Record<string, unknown>, exchange: Exchange): InvariantContext => ({ scope: 'partner', exchange, owner: owners.get(row.userId), created: recipients(created) });
+    const ours = new Set(created.map((o) => o.orderId));
+
+    // A tenant of many orders may reach the 500-row cap: then narrow to the time of this check (OA-REP-020).
+    let ex = await partner(t, '/partners/me/orders');
+    let rows = rowsOf(t, 'OA-REP-001', ex);
+    if (rows.length >= LIST_CAP) {
+      const since = created.map((o) => String(o.order.createdAt)).sort()[0]!;
+      t.note(`the tenant's report is at the ${LIST_CAP}-row cap: narrowed with createdAtGte=${since}`);
+      ex = await partner(t, `/partners/me/orders?createdAtGte=${encodeURIComponent(since)}`);
+      rows = rowsOf(t, 'OA-REP-001', ex);
+    }
+    for (const row of rows) {
+      expectOrderInvariants(t, row, c(row, ex));
+      expectNoTenantFields(t, row, ex);
+    }
+    const missing = created.filter((o) => !idsIn(rows).includes(o.orderId)).map((o) => `${String(o.order.orderType)} ${o.orderId}`);
+    t.expect('OA-REP-001', missing.length === 0, { documented: 'the report lists the orders of both users of the tenant', received: { missing }, exchange: ex });
+    for (const row of rows.filter((r) => ours.has(String(r.id)))) {
+      const type = row.orderType as OrderType;
+      const absent = TYPE_FIELDS[type].filter((k) => !(k in row));
+      t.expect('OA-REP-003', absent.length === 0, { documented: `a ${type} row carries its detail fields ${TYPE_FIELDS[type].join(', ')}`, received: { id: row.id, absent }, exchange: ex });
+    }
+
+    const asAlice = await partner(t, ex.request.url.replace(/^.*\/partners/, '/partners'), { 'X-Service-User': alice.sub });
+    const withUser = rowsOf(t, 'OA-REP-004', asAlice);
+    const bobs = created.filter((o) => o.order.userId === bob.owner.userId).map((o) => o.orderId);
+    t.expect('OA-REP-004', bobs.every((id) => idsIn(withUser).includes(id)), {
+      documented: `X-Service-User ${alice.sub} does not narrow the report: bob's order is still listed`, received: { bobs, listed: idsIn(withUser) }, exchange: asAlice,
+    });
+
+    for (const o of [created[0]!, created[created.length - 1]!]) {
+      const one = await partner(t, `/partners/me/orders/${o.orderId}`);
+      const d = dataOf(one);
+      t.expect('OA-REP-013', is2xx(one) && d?.id === o.orderId, { documented: `2xx with the order ${o.orderId}`, received: { status: one.response.status, body: one.response.body }, exchange: one });
+      expectOrderInvariants(t, d, c(d, one));
+      expectNoTenantFields(t, d, one);
+    }
+  },
+});
+
+export const partnerOrderFilters = defineCheck({
+  name: 'partner-orders-filters-status-ordertype-userid-and-created-range-narrow-the-rows',
+  service: 'orders',
+  rules: ['OA-REP-006', 'OA-REP-007', 'OA-REP-008', 'OA-REP-009', 'OA-REP-010', 'OA-REP-011'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const alice = await reader(t, true);
+    const a = await createOrder(t, alice, dcaRequest());
+    const query = async (rule: string, q: string) => {
+      const ex = await partner(t, `/partners/me/orders?${q}`);
+      return { ex, rows: rowsOf(t, rule, ex) };
+    };
+    const user = `userId=${encodeURIComponent(alice.owner.userId)}`;
+    const lists = (rows: Record<string, unknown>[]) => idsIn(rows).includes(a.orderId);
+
+    let r = await query('OA-REP-010', user);
+    t.expect('OA-REP-010', r.rows.every((row) => row.userId === alice.owner.userId) && lists(r.rows), {
+      documented: `${user}: only and all of that user's orders (${a.orderId})`, received: r.rows.map((row) => ({ id: row.id, userId: row.userId })), exchange: r.ex,
+    });
+    r = await query('OA-REP-009', `orderType=dca&${user}`);
+    t.expect('OA-REP-009', r.rows.every((row) => row.orderType === 'dca') && lists(r.rows), {
+      documented: `orderType=dca: only dca rows, ${a.orderId} among them`, received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })), exchange: r.ex,
+    });
+    for (const other of ORDER_TYPES.filter((x) => x !== 'dca')) {
+      r = await query('OA-REP-009', `orderType=${other}&${user}`);
+      t.expect('OA-REP-009', r.rows.every((row) => row.orderType === other), { documented: `orderType=${other}: only ${other} rows`, received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })), exchange: r.ex });
+    }
+    r = await query('OA-REP-006', `status=active,paused&${user}`);
+    const aStatus = String(a.order.status);
+    t.expect('OA-REP-006', r.rows.every((row) => row.status === 'active' || row.status === 'paused') && (!['active', 'paused'].includes(aStatus) || lists(r.rows)), {
+      documented: `status=active,paused: only active or paused rows${['active', 'paused'].includes(aStatus) ? `, the ${aStatus} order ${a.orderId} among them` : ''}`,
+      received: r.rows.map((row) => ({ id: row.id, status: row.status })), exchange: r.ex,
+    });
+    for (const status of FILTERABLE) {
+      r = await query('OA-REP-006', `status=${status}&${user}`);
+      t.expect('OA-REP-006', r.rows.every((row) => row.status === status), { documented: `status=${status}: only ${status} rows`, received: r.rows.map((row) => ({ id: row.id, status: row.status })), exchange: r.ex });
+    }
+
+    // Timestamps may carry more precision than they show: bounds one millisecond either side of createdAt.
+    const at = (ms: number) => encodeURIComponent(new Date(Date.parse(String(a.order.createdAt)) + ms).toISOString());
+    for (const [q, listed] of [[`createdAtGte=${at(-1)}`, true], [`createdAtGte=${at(1)}`, false], [`createdAtLte=${at(1)}`, true], [`createdAtLte=${at(-1)}`, false]] as const) {
+      r = await query('OA-REP-011', `${q}&${user}`);
+      t.expect('OA-REP-011', lists(r.rows) === listed, {
+        documented: `${decodeURIComponent(q)}: the order created at ${String(a.order.createdAt)} is ${listed ? '' : 'not '}listed`, received: idsIn(r.rows), exchange: r.ex,
+      });
+    }
+
+    // A DCA order waiting for a future startAt is pending (assumed template field, UNKNOWNS.md O7).
+    const pending = await createIfAccepted(t, alice, 'dca', { startAt: new Date(Date.parse(String(a.order.createdAt)) + 86_400_000).toISOString() });
+    if (pending?.order.status === 'pending') {
+      r = await query('OA-REP-008', user);
+      t.expect('OA-REP-008', lists(r.rows) && idsIn(r.rows).includes(pending.orderId), {
+        documented: `without a status filter the pending order ${pending.orderId} and the ${aStatus} order are listed`, received: r.rows.map((row) => ({ id: row.id, status: row.status })), exchange: r.ex,
+      });
+    } else {
+      t.note(`no pending DCA order (future startAt) could be created: OA-REP-008 not judged (${pending ? `status ${String(pending.order.status)}` : 'template rejected'})`);
+    }
+
+    for (const status of UNFILTERABLE) {
+      const ex = await partner(t, `/partners/me/orders?status=${status}&${user}`);
+      const body = ex.response.body;
+      t.expect('OA-REP-007', (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') || (is2xx(ex) && isObject(body) && Array.isArray(body.data)), {
+        documented: `status=${status} (not filterable): 400 VALIDATION_ERROR or 2xx`, received: { status: ex.response.status, code: errorCode(ex) }, exchange: ex,
+      });
+    }
+  },
+});
+
+export const partnerRejectsInvalidTimestamps = defineCheck({
+  name: 'partner-orders-reject-an-invalid-created-at-timestamp-with-400-validation-error',
+  service: 'orders',
+  rules: ['OA-REP-012'],
+  profile: 'readonly',
+  async run(t: CheckContext) {
+    for (const q of ['createdAtGte=not-a-timestamp', 'createdAtLte=2024-13-45T99:00:00Z']) {
+      const ex = await partner(t, `/partners/me/orders?${q}`);
+      t.expect('OA-REP-012', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
+        documented: `${q}: 400 VALIDATION_ERROR`, received: { status: ex.response.status, code: errorCode(ex) ?? '(none)' }, exchange: ex,
+      });
+    }
+  },
+});
+
+export const partnerDepositAndUnknownIds = defineCheck({
+  name: 'partner-order-deposit-is-the-record-and-unknown-ids-are-404-not-found',
+  service: 'orders',
+  rules: ['OA-REP-014', 'OA-REP-016'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const alice = await reader(t, true);
+    for (const o of await ordersOfEveryType(t, alice)) {
+      const ex = await partner(t, `/partners/me/orders/${o.orderId}/deposit`);
+      const d = dataOf(ex);
+      t.expect('OA-REP-016', is2xx(ex) && typeof d?.txSignature === 'string' && d.txSignature !== '' && typeof d.submittedAt === 'string' && ISO_8601.test(d.submittedAt), {
+        documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      });
+    }
+    const unknown = randomUUID();
+    expectNotFound(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}`), 'an unknown order id');
+    expectNotFound(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}/deposit`), 'the deposit of an unknown order id');
+  },
+});
+
+export const partnerReportingIsTenantScoped = defineCheck({
+  name: 'partner-reporting-of-another-tenant-never-shows-this-tenants-orders',
+  service: 'orders',
+  rules: ['OA-REP-005', 'OA-REP-015'],
+  profile: 'full',
+  needs: ['tenants', 'funding'],
+  async run(t: CheckContext) {
+    const alice = await reader(t, true);
+    const created: Created[] = await ordersOfEveryType(t, alice);
+    const { apiKey } = await t.control.createTenant();
+    const key = { 'X-Service-Key': apiKey };
+    const ours = created.map((o) => o.orderId);
+    const listed = await partner(t, '/partners/me/orders', key);
+    const leaked = idsIn(rowsOf(t, 'OA-REP-005', listed)).filter((id) => ours.includes(String(id)));
+    t.expect('OA-REP-005', leaked.length === 0, { documented: 'another tenant\'s report lists none of this tenant\'s orders', received: leaked, exchange: listed });
+    const executions = await partner(t, '/partners/me/executions', key);
+    const foreign = rowsOf(t, 'OA-REP-005', executions).filter((row) => ours.includes(String(row.orderId)));
+    t.expect('OA-REP-005', foreign.length === 0, { documented: 'another tenant\'s executions include none of this tenant\'s orders', received: foreign, exchange: executions });
+    for (const id of ours) {
+      expectNotFound(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}`, key), 'an order of another partner');
+      expectNotFound(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}/deposit`, key), 'the deposit of an order of another partner');
+    }
+  },
+});
+
+const FEE_FIELDS = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
+
+export const partnerExecutions = defineCheck({
+  name: 'partner-executions-carry-the-fee-snapshot-most-recent-first-and-filter-by-user',
+  service: 'orders',
+  rules: ['OA-REP-017', 'OA-REP-018', 'OA-REP-019', 'OA-REP-020', 'OA-REP-021'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const alice = await reader(t, true);
+    const ours = (await ordersOfEveryType(t, alice)).map((o) => o.orderId);
+    const orders = await partner(t, '/partners/me/orders');
+    t.expect('OA-REP-020', rowsOf(t, 'OA-REP-020', orders).length <= LIST_CAP, { documented: `at most ${LIST_CAP} order rows`, received: orders.response.body, exchange: orders });
+    const all = await partner(t, '/partners/me/executions');
+    const rows = rowsOf(t, 'OA-REP-020', all);
+    t.expect('OA-REP-020', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} execution rows`, received: rows.length, exchange: all });
+    for (const [i, row] of rows.entries()) {
+      const set = FEE_FIELDS.filter((k) => row[k] !== null && row[k] !== undefined);
+      t.expect('OA-REP-017', FEE_FIELDS.every((k) => k in row) && (set.length === 0 || set.length === FEE_FIELDS.length), {
+        documented: `the fee snapshot ${FEE_FIELDS.join(', ')}: all set or all null`, received: Object.fromEntries(FEE_FIELDS.map((k) => [k, row[k]])), exchange: all,
+      });
+      const previous = rows[i - 1];
+      t.expect('OA-REP-019', !previous || Date.parse(String(previous.executedAt)) >= Date.parse(String(row.executedAt)), {
+        documented: 'most recent first', received: rows.map((r) => r.executedAt), exchange: all,
+      });
+    }
+    const mine = await partner(t, `/partners/me/executions?userId=${encodeURIComponent(alice.owner.userId)}`);
+    const mineRows = rowsOf(t, 'OA-REP-018', mine);
+    t.expect('OA-REP-018', mineRows.every((row) => ours.includes(String(row.orderId))), {
+      documented: `userId=${alice.owner.userId}: only rows of that user's orders`, received: mineRows.map((row) => row.orderId), exchange: mine,
+    });
+    if (rows.length === 0) t.note('the tenant has no execution row yet: the row facts (fee snapshot, ordering, userId filter) were not judged');
+    const since = await partner(t, `/partners/me/executions?createdAtGte=${encodeURIComponent(new Date().toISOString())}`);
+    t.note(`OA-REP-021: createdAtGte=now on /partners/me/executions answered ${since.response.status} with ${Array.isArray(isObject(since.response.body) ? since.response.body.data : undefined) ? (since.response.body as { data: unknown[] }).data.length : 'no'} rows of ${rows.length}`);
+  },
+});
