@@ -11,6 +11,7 @@ import { ensureGenerated } from '../generators/ensure.ts';
 import type { Matrix, RunInfo } from '../suites/harness/matrix.ts';
 import type { TargetConfig } from '../suites/harness/target.ts';
 import { PROFILES, type Profile } from '../suites/harness/types.ts';
+import { orderTemplates } from '../suites/orders/templates.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -113,6 +114,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard must be I/N with 1 <= I <= N: ${shard}`);
   }
   const seed = parseInteger('--seed', str('seed', 'CONFORMANCE_SEED'), 0) ?? Math.floor(Math.random() * 2 ** 31);
+  try {
+    orderTemplates();
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const strictEnv = env.CONFORMANCE_STRICT;
   return {
     config: {

@@ -28,7 +28,15 @@ import * as orderIntent from './orders/intent.checks.ts';
 import * as orderCreate from './orders/create.checks.ts';
 import * as orderReads from './orders/reads.checks.ts';
 import * as orderReporting from './orders/reporting.checks.ts';
+import * as orderActions from './orders/actions.checks.ts';
+import * as orderDcaModify from './orders/dca-modify.checks.ts';
+import * as orderDcaLifecycle from './orders/dca-lifecycle.checks.ts';
+import * as orderExecutions from './orders/executions.checks.ts';
 import * as orderIdempotency from './orders/idempotency.checks.ts';
+import * as orderConcurrency from './orders/concurrency.checks.ts';
+import * as orderTriggers from './orders/triggers.checks.ts';
+import * as orderModel from './orders/model/model.checks.ts';
+import * as orderWithdrawals from './orders/withdrawals.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -65,7 +73,15 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/create': checksOf(orderCreate),
   'orders/reads': checksOf(orderReads),
   'orders/reporting': checksOf(orderReporting),
+  'orders/actions': checksOf(orderActions),
+  'orders/dca-modify': checksOf(orderDcaModify),
+  'orders/dca-lifecycle': checksOf(orderDcaLifecycle),
+  'orders/executions': checksOf(orderExecutions),
   'orders/idempotency': checksOf(orderIdempotency),
+  'orders/concurrency': checksOf(orderConcurrency),
+  'orders/triggers': checksOf(orderTriggers),
+  'orders/model': checksOf(orderModel),
+  'orders/withdrawals': checksOf(orderWithdrawals),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

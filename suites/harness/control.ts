@@ -12,7 +12,8 @@ export interface Faults {
   database?: 'healthy' | 'unhealthy' | 'down';
   rpc?: 'up' | 'down';
   oracle?: 'up' | 'down';
-  swaps?: 'ok' | 'fail';
+  /** Order swaps settle, fail, or hang in flight (a pending execution row, the order executing) until changed. */
+  swaps?: 'ok' | 'fail' | 'hang';
   /** Provisioning a user's manager at onboarding: fails upstream (502) or unexpectedly (500) until `ok` again. */
   provisioning?: 'ok' | 'upstream' | 'unexpected';
   /** Quote providers by id: a provider that is down quotes nothing (its metadata.errors reason on a no-route 404). */

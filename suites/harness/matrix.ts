@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Check } from './check.ts';
-import { loadCatalogue, type Rule } from './rules.ts';
+import { decidingIds, loadCatalogue, type Rule } from './rules.ts';
 import type { CheckResult } from './runner.ts';
 import { redact } from './redact.ts';
 import type { Capability, Profile, Verdict } from './types.ts';
@@ -61,17 +61,23 @@ export function coverage(allChecks: readonly Check[]): { rows: CoverageRow[]; un
     const key = `${rule.service} ${rule.area}`;
     const row = rows.get(key) ?? { service: rule.service, area: rule.area, rules: 0, covered: 0 };
     row.rules++;
-    if (cited.has(rule.id)) row.covered++;
+    if (decidingIds(rule).every((id) => cited.has(id))) row.covered++;
     else uncovered.push(rule.id);
     rows.set(key, row);
   }
   return { rows: [...rows.values()], uncovered };
 }
 
+function citingResults(rule: Rule, results: CheckResult[]): CheckResult[] {
+  const ids = decidingIds(rule);
+  return results.filter((r) => ids.some((id) => r.rules.includes(id)));
+}
+
 function ruleVerdict(rule: Rule, results: CheckResult[], covered: boolean): RuleVerdict {
   if (!covered) return 'uncovered';
-  const citing = results.filter((r) => r.rules.includes(rule.id));
-  if (citing.some((r) => r.verdict === 'fail' && r.rule === rule.id)) return 'fail';
+  const ids = decidingIds(rule);
+  const citing = citingResults(rule, results);
+  if (citing.some((r) => r.verdict === 'fail' && r.rule !== undefined && ids.includes(r.rule))) return 'fail';
   if (citing.length === 0) return 'not-run';
   // A check that failed on another rule decided this one only if its own assertions all held.
   if (citing.some((r) => r.verdict === 'fail' && r.assertionsHeld)) return 'pass';
@@ -87,7 +93,7 @@ export function buildMatrix(results: CheckResult[], allChecks: readonly Check[],
   const ruleRows: RuleRow[] = [...rules.values()].map((rule) => ({
     id: rule.id, service: rule.service, area: rule.area, level: rule.level, basis: rule.basis, observe: rule.observe,
     statement: rule.statement,
-    checks: results.filter((r) => r.rules.includes(rule.id)).map((r) => ({
+    checks: citingResults(rule, results).map((r) => ({
       name: r.check, verdict: r.verdict, gating: r.gating, message: r.verdict === 'pass' ? undefined : r.message,
     })),
     verdict: ruleVerdict(rule, results, !uncoveredSet.has(rule.id)),

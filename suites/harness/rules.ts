@@ -14,6 +14,16 @@ export interface Rule {
   observe: 'any' | 'capability' | 'opportunistic';
   capabilities: Capability[];
   unknown?: string;
+  /**
+   * The rule states the same fact as these rules together, and is checked and proven through them: it is covered
+   * when they are, and takes their verdict. Such a rule is cited by no check and named by no mutant.
+   */
+  coveredBy?: string[];
+}
+
+/** The ids whose checks decide `rule`: its own, or those of the rules it is covered by. */
+export function decidingIds(rule: Rule): string[] {
+  return rule.coveredBy ?? [rule.id];
 }
 
 export interface Catalogue {

@@ -6,7 +6,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import {
   createOrder, decodeTransaction, depositAmount, depositedTo, failureOf, fundUser, INT, intentRequest, intentUser, ISO_8601, NATIVE_MINT,
-  pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, UUID_V4, type Funded, type IntentRequest, type OrderType,
+  pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, UUID_V4, valuesOf, type Funded, type IntentRequest, type OrderType,
 } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, onboardedUser, postOnboard, correctBody, serviceNow, testWallet, throwawayWallet } from './users.ts';
 
@@ -89,8 +89,9 @@ const createsEveryType = defineCheck({
           documented: `2xx with data {pendingOrderId: UUIDv4, memoId, transaction, encoding, expiresAt: ISO-8601, orderType, outputRecipientAddress, inputMint, inputAmount, feeLamports} for a ${orderType} intent`,
           received: failureOf(ex), exchange: ex,
         });
-        t.expect('OA-INT-004', d.orderType === orderType && d.inputMint === request.inputMint, {
-          documented: `orderType "${orderType}" and inputMint ${request.inputMint}`, received: { orderType: d.orderType, inputMint: d.inputMint }, exchange: ex,
+        const asked = valuesOf(request);
+        t.expect('OA-INT-004', d.orderType === orderType && d.inputMint === asked.inputMint, {
+          documented: `orderType "${orderType}" and inputMint ${String(asked.inputMint)}`, received: { orderType: d.orderType, inputMint: d.inputMint }, exchange: ex,
         });
         inspectDeposit(t, ex, user);
 
@@ -111,13 +112,13 @@ const createsEveryType = defineCheck({
           documented: `the ${orderType} order carries the intent's config ${JSON.stringify(carried)}`, received, exchange: cex,
         });
         if (orderType === 'dca' || orderType === 'slice') return;
-        t.expect('OA-TRIG-001', order.amount === d.inputAmount && d.inputAmount === request.config.amount, {
-          documented: `amount of the ${orderType} order equals the deposited inputAmount ${String(d.inputAmount)} (the config's amount ${String(request.config.amount)})`,
+        t.expect('OA-TRIG-001', order.amount === d.inputAmount && d.inputAmount === asked.amount, {
+          documented: `amount of the ${orderType} order equals the deposited inputAmount ${String(d.inputAmount)} (the config's amount ${String(asked.amount)})`,
           received: order.amount, exchange: cex,
         });
         if (orderType === 'oco') return;
-        t.expect('OA-TRIG-002', order.triggerPrice === request.config.triggerPrice, {
-          documented: `triggerPrice ${String(request.config.triggerPrice)} as given at creation`, received: order.triggerPrice, exchange: cex,
+        t.expect('OA-TRIG-002', order.triggerPrice === asked.triggerPrice, {
+          documented: `triggerPrice ${String(asked.triggerPrice)} as given at creation`, received: order.triggerPrice, exchange: cex,
         });
       }, Math.min(t.env.numRuns, 2));
     }
@@ -126,13 +127,13 @@ const createsEveryType = defineCheck({
 
 /** The config fields an order echoes (CONF-022): outputMint, and the type's own fields (slice: none, UNKNOWNS O2). */
 function carriedConfig(request: IntentRequest): Record<string, unknown> {
-  const c = request.config;
+  const c = valuesOf(request);
   const pick = (...names: string[]) => Object.fromEntries(names.filter((n) => c[n] !== undefined).map((n) => [n, c[n]]));
-  switch (request.orderType) {
-    case 'dca': return { outputMint: request.outputMint, ...pick('totalAmount', 'amountPerCycle', 'cycleFrequencySeconds') };
-    case 'stop_loss': case 'take_profit': return { outputMint: request.outputMint, ...pick('priceDecimals', 'minOutputAmount') };
-    case 'oco': return { outputMint: request.outputMint, ...pick('priceDecimals', 'stopLossPrice', 'takeProfitPrice') };
-    default: return { outputMint: request.outputMint };
+  switch (c.orderType) {
+    case 'dca': return { outputMint: c.outputMint, ...pick('totalAmount', 'amountPerCycle', 'cycleFrequencySeconds') };
+    case 'stop_loss': case 'take_profit': return { outputMint: c.outputMint, ...pick('priceDecimals', 'minOutputAmount') };
+    case 'oco': return { outputMint: c.outputMint, ...pick('priceDecimals', 'stopLossPrice', 'takeProfitPrice') };
+    default: return { outputMint: c.outputMint };
   }
 }
 
@@ -212,7 +213,7 @@ const triggerCreationFacts = defineCheck({
     const orders = await triggerOrders(t, expiresAt);
     for (const [label, created] of Object.entries(orders)) {
       const { order, confirm: ex } = created;
-      const sent = created.intent.request.config;
+      const sent = valuesOf(created.intent.request);
       const what = `${label} (${String(order.orderType)})`;
       t.expect('OA-CONF-004', order.status === 'active' || (order.status === 'executing' && order.previousStatus === 'active'), {
         documented: `a confirmed ${what} is active (or executing with previousStatus active)`, received: { status: order.status, previousStatus: order.previousStatus }, exchange: ex,
@@ -541,7 +542,7 @@ const inlineOnboarding = defineCheck({
   profile: 'full',
   async run(t: CheckContext) {
     const sub = randomToken('conformance-inline');
-    const ex = await postIntent(t, sub, { ...intentRequest('dca'), onboardIfNeeded: true, userPubkey: throwawayWallet().publicKey.toBase58() });
+    const ex = await postIntent(t, sub, intentRequest('dca', { onboardIfNeeded: true, userPubkey: throwawayWallet().publicKey.toBase58() }));
     skipIfTemplateRejected(t, ex);
     t.expect('OA-INT-012', is2xx(ex), { documented: `2xx for an intent with onboardIfNeeded true for the never-onboarded sub ${sub}`, received: failureOf(ex), exchange: ex });
     const me = await asUser(t, sub, { method: 'GET', path: '/me' });
@@ -556,7 +557,7 @@ const inlineOnboardingConflict = defineCheck({
   profile: 'full',
   async run(t: CheckContext) {
     const owner = await onboardedUser(t);
-    const ex = await postIntent(t, randomToken('conformance-inline'), { ...intentRequest('dca'), onboardIfNeeded: true, userPubkey: owner.userPubkey });
+    const ex = await postIntent(t, randomToken('conformance-inline'), intentRequest('dca', { onboardIfNeeded: true, userPubkey: owner.userPubkey }));
     skipIfTemplateRejected(t, ex);
     t.expect('OA-INT-013', ex.response.status === 409 && errorCode(ex) === 'USER_PUBKEY_CONFLICT', {
       documented: `409 USER_PUBKEY_CONFLICT for onboardIfNeeded with the wallet ${owner.userPubkey}, already bound to ${owner.sub}`, received: failureOf(ex), exchange: ex,
@@ -570,7 +571,7 @@ const unknownUserIntent = defineCheck({
   rules: ['OA-INT-014'],
   profile: 'full',
   async run(t: CheckContext) {
-    for (const body of [intentRequest('dca'), { ...intentRequest('dca'), onboardIfNeeded: false, userPubkey: throwawayWallet().publicKey.toBase58() }]) {
+    for (const body of [intentRequest('dca'), intentRequest('dca', { onboardIfNeeded: false, userPubkey: throwawayWallet().publicKey.toBase58() })]) {
       const ex = await postIntent(t, randomToken('conformance-never-onboarded'), body);
       t.expect('OA-INT-014', ex.response.status === 401 && errorCode(ex) === 'UNAUTHORIZED', {
         documented: `401 UNAUTHORIZED for an intent of a never-onboarded user (onboardIfNeeded ${String((body as { onboardIfNeeded?: boolean }).onboardIfNeeded)})`, received: failureOf(ex), exchange: ex,

@@ -6,7 +6,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
 import { dcaRequest, decodeTransaction, depositedTo, failureOf, FIVE_MINUTES_MS, INT, intentUser, ISO_8601, lamportTransfers,
-  ORDER_TYPES, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, usdt, UUID_V4 } from './orders.ts';
+  ORDER_TYPES, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, usdt, UUID_V4, valuesOf } from './orders.ts';
 import { asUser, correctBody, dataOf, errorCode, is2xx, postOnboard, serviceNow, testWallet } from './users.ts';
 
 /**
@@ -38,8 +38,9 @@ const dcaIntentAndConfirm = defineCheck({
       received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
     });
     t.expect('OA-INT-002', d.encoding === 'base64', { documented: 'encoding "base64"', received: d.encoding, exchange: ex });
-    t.expect('OA-INT-004', d.orderType === 'dca' && d.inputMint === request.inputMint, {
-      documented: `orderType "dca" and inputMint ${request.inputMint}`, received: { orderType: d.orderType, inputMint: d.inputMint }, exchange: ex,
+    const asked = valuesOf(request);
+    t.expect('OA-INT-004', d.orderType === 'dca' && d.inputMint === asked.inputMint, {
+      documented: `orderType "dca" and inputMint ${String(asked.inputMint)}`, received: { orderType: d.orderType, inputMint: d.inputMint }, exchange: ex,
     });
     const lag = Date.parse(d.expiresAt as string) - now.getTime();
     const slack = exact ? 5_000 : 60_000;
@@ -91,9 +92,9 @@ const dcaIntentAndConfirm = defineCheck({
       documented: `pendingOrderId ${pendingOrderId}; order with orderType dca, inputMint ${String(d.inputMint)}, outputRecipientAddress ${String(d.outputRecipientAddress)}`,
       received: { pendingOrderId: c.pendingOrderId, orderType: order.orderType, inputMint: order.inputMint, outputRecipientAddress: order.outputRecipientAddress }, exchange: cex,
     });
-    t.expect('OA-CONF-022', order.outputMint === request.outputMint && order.totalAmount === request.config.totalAmount &&
-      order.amountPerCycle === request.config.amountPerCycle && order.cycleFrequencySeconds === request.config.cycleFrequencySeconds, {
-      documented: `the order carries the intent's config: outputMint ${request.outputMint}, totalAmount ${request.config.totalAmount}, amountPerCycle ${request.config.amountPerCycle}, cycleFrequencySeconds ${request.config.cycleFrequencySeconds}`,
+    t.expect('OA-CONF-022', order.outputMint === asked.outputMint && order.totalAmount === asked.totalAmount &&
+      order.amountPerCycle === asked.amountPerCycle && order.cycleFrequencySeconds === asked.cycleFrequencySeconds, {
+      documented: `the order carries the intent's config: outputMint ${String(asked.outputMint)}, totalAmount ${String(asked.totalAmount)}, amountPerCycle ${String(asked.amountPerCycle)}, cycleFrequencySeconds ${String(asked.cycleFrequencySeconds)}`,
       received: { outputMint: order.outputMint, totalAmount: order.totalAmount, amountPerCycle: order.amountPerCycle, cycleFrequencySeconds: order.cycleFrequencySeconds }, exchange: cex,
     });
     t.expect('OA-CONF-005', order.status === 'active' || order.status === 'executing', {

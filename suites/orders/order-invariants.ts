@@ -1,3 +1,4 @@
+import bs58 from 'bs58';
 import type { CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
@@ -26,8 +27,11 @@ const TIMESTAMPS = ['createdAt', 'updatedAt'];
 const NULLABLE_TIMESTAMPS = ['startAt', 'expiresAt', 'nextExecutionAt', 'lastExecutionAt', 'cancelledAt', 'completedAt', 'failedAt',
   'withdrawalRequestedAt', 'withdrawalCompletedAt'];
 
+/** The lifecycle invariants (States and transitions; Order: previousStatus, withdrawalTxHash, DCA counters). */
+const LIFECYCLE_RULES = ['OA-STATE-001', 'OA-STATE-003', 'OA-STATE-004', 'OA-STATE-005', 'OA-STATE-006', 'OA-STATE-007', 'OA-STATE-009',
+  'OA-STATE-010', 'OA-STATE-011', 'OA-OWD-008', 'OA-OWD-009', 'OA-DCA-002'];
 const COMMON_RULES = ['OA-SHAPE-002', 'OA-SHAPE-003', 'OA-SHAPE-005', 'OA-SHAPE-006', 'OA-SHAPE-007', 'OA-SHAPE-008', 'OA-SHAPE-009',
-  'OA-FMT-001', 'OA-FMT-002', 'OA-FMT-003', 'OA-FMT-004', 'OA-FMT-005', 'OA-FMT-006'];
+  'OA-FMT-001', 'OA-FMT-002', 'OA-FMT-003', 'OA-FMT-004', 'OA-FMT-005', 'OA-FMT-006', ...LIFECYCLE_RULES];
 export const USER_ORDER_RULES: readonly string[] = [...COMMON_RULES, 'OA-SHAPE-004'];
 export const PARTNER_ORDER_RULES: readonly string[] = COMMON_RULES;
 
@@ -88,6 +92,7 @@ export function expectOrderInvariants(t: CheckContext, order: unknown, c: Invari
   const iso = (v: unknown) => typeof v === 'string' && ISO_8601.test(v) && !Number.isNaN(Date.parse(v));
   const badTimes = [...TIMESTAMPS.filter((k) => !iso(o[k])), ...NULLABLE_TIMESTAMPS.filter((k) => present(o, k) && !iso(o[k]))];
   t.expect('OA-FMT-004', badTimes.length === 0, { documented: 'timestamps are ISO-8601 strings (or null where nullable)', received: Object.fromEntries(badTimes.map((k) => [k, o[k]])), exchange });
+  expectLifecycleInvariants(t, o, exchange);
   if (c.scope === 'user') {
     const partner = o.originatingPartner;
     t.expect('OA-SHAPE-004', typeof o.tenantId === 'string' && isObject(partner) && typeof partner.id === 'string' && typeof partner.name === 'string', {
@@ -99,4 +104,77 @@ export function expectOrderInvariants(t: CheckContext, order: unknown, c: Invari
 /** The invariants on every row of a list answer (`data` must be an array: the caller asserts that first). */
 export function expectRowInvariants(t: CheckContext, rows: readonly unknown[], c: InvariantContext): void {
   for (const row of rows) expectOrderInvariants(t, row, c);
+}
+
+const STATUSES = ['pending', 'active', 'executing', 'pending_modification', 'paused', 'completed', 'cancelled', 'failed', 'expired'];
+const PASSING = ['executing', 'pending_modification'];
+const TERMINAL = ['completed', 'cancelled', 'failed', 'expired'];
+const TRIGGER_TYPES = ['stop_loss', 'take_profit', 'oco'];
+/** OA-STATE-010: the timestamp each of these statuses sets. */
+const STATE_TIMESTAMPS: Record<string, string> = { cancelled: 'cancelledAt', completed: 'completedAt', failed: 'failedAt' };
+
+/** A real transaction signature: base58 of 64 bytes, not all zero (the placeholder of "no signature"). */
+export function isSignature(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(value)) return false;
+  try {
+    const bytes = bs58.decode(value);
+    return bytes.length === 64 && bytes.some((b) => b !== 0);
+  } catch {
+    return false;
+  }
+}
+
+/** States and transitions, on one order: status values, previousStatus, terminal states, withdrawal hash, DCA counters. */
+function expectLifecycleInvariants(t: CheckContext, o: Record<string, unknown>, exchange: Exchange): void {
+  const status = o.status;
+  const passing = PASSING.includes(status as string);
+  t.expect('OA-STATE-001', STATUSES.includes(status as string), { documented: `status one of ${STATUSES.join(', ')}`, received: status, exchange });
+  t.expect('OA-STATE-003', !TRIGGER_TYPES.includes(o.orderType as string) || (status !== 'pending' && status !== 'pending_modification'), {
+    documented: 'a trigger order is never pending nor pending_modification', received: { orderType: o.orderType, status }, exchange,
+  });
+  t.expect('OA-STATE-004', !passing || (o.previousStatus !== null && o.previousStatus !== undefined), {
+    documented: `previousStatus set while ${String(status)}`, received: { status, previousStatus: o.previousStatus }, exchange,
+  });
+  t.expect('OA-STATE-005', passing || o.previousStatus === null, {
+    documented: 'previousStatus null unless the order is executing or pending_modification', received: { status, previousStatus: o.previousStatus }, exchange,
+  });
+  t.expect('OA-STATE-006', o.previousStatus === null || o.previousStatus === undefined || (STATUSES.includes(o.previousStatus as string) && !PASSING.includes(o.previousStatus as string)), {
+    documented: 'previousStatus, when set, is a resting status (neither executing nor pending_modification)', received: { status, previousStatus: o.previousStatus }, exchange,
+  });
+  t.expect('OA-STATE-007', ['none', 'pending', 'completed'].includes(o.withdrawalStatus as string), {
+    documented: 'withdrawalStatus one of none, pending, completed', received: o.withdrawalStatus, exchange,
+  });
+  t.expect('OA-STATE-009', status !== 'failed' || (typeof o.failureReason === 'string' && o.failureReason !== ''), {
+    documented: 'a failed order has a non-empty failureReason', received: { status, failureReason: o.failureReason }, exchange,
+  });
+  const stamp = STATE_TIMESTAMPS[status as string];
+  t.expect('OA-STATE-010', stamp === undefined || present(o, stamp), {
+    documented: `${String(stamp)} set on a ${String(status)} order`, received: { status, [String(stamp)]: stamp === undefined ? undefined : o[stamp] }, exchange,
+  });
+  t.expect('OA-STATE-011', !TERMINAL.includes(status as string) || !present(o, 'nextExecutionAt'), {
+    documented: 'nextExecutionAt null on a terminal order', received: { status, nextExecutionAt: o.nextExecutionAt }, exchange,
+  });
+  t.expect('OA-OWD-008', o.withdrawalStatus === 'completed' || !present(o, 'withdrawalTxHash'), {
+    documented: 'withdrawalTxHash null while withdrawalStatus is none or pending', received: { withdrawalStatus: o.withdrawalStatus, withdrawalTxHash: o.withdrawalTxHash }, exchange,
+  });
+  t.expect('OA-OWD-009', !present(o, 'withdrawalTxHash') || isSignature(o.withdrawalTxHash), {
+    documented: 'withdrawalTxHash, when set, is a real signature (base58 of 64 bytes), never a placeholder', received: o.withdrawalTxHash, exchange,
+  });
+  if (o.orderType === 'dca') {
+    const done = o.cyclesCompleted;
+    const total = o.totalCycles;
+    t.expect('OA-DCA-002', Number.isInteger(done) && Number.isInteger(total) && (done as number) >= 0 && (done as number) <= (total as number), {
+      documented: 'cyclesCompleted and totalCycles integers with 0 <= cyclesCompleted <= totalCycles', received: { cyclesCompleted: done, totalCycles: total }, exchange,
+    });
+  }
+}
+
+const FEE_SNAPSHOT = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
+
+/** OA-EXEC-017 on one execution row: the four fee snapshot fields are all set or all null. */
+export function expectFeeSnapshotWhole(t: CheckContext, row: Record<string, unknown>, exchange: Exchange): void {
+  const set = FEE_SNAPSHOT.filter((k) => row[k] !== null && row[k] !== undefined);
+  t.expect('OA-EXEC-017', set.length === 0 || set.length === FEE_SNAPSHOT.length, {
+    documented: `${FEE_SNAPSHOT.join(', ')} all set or all null`, received: Object.fromEntries(FEE_SNAPSHOT.map((k) => [k, row[k]])), exchange,
+  });
 }

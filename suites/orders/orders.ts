@@ -4,6 +4,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { USDC_MINT, USDT_MINT } from './balance.checks.ts';
+import { fill, orderTemplates } from './templates.ts';
 import { asUser, dataOf, errorCode, is2xx, onboardedUser, testWallet, type OnboardedUser } from './users.ts';
 
 /**
@@ -44,22 +45,31 @@ export const PRICE_DECIMALS = 18;
 export const UNREACHABLE_LOW_PRICE = '1';
 export const UNREACHABLE_HIGH_PRICE = '1000000000000000000000000000000';
 
+/**
+ * An intent body, from the order type's template (suites/orders/templates.ts). With the default templates it has
+ * this shape; with a partner's own templates (CONFORMANCE_ORDER_TEMPLATES) it may not: read what was asked for with
+ * valuesOf(request), never from the body.
+ */
 export interface IntentRequest {
   orderType: unknown;
   inputMint: string;
   outputMint: string;
   config: Record<string, unknown>;
   onboardIfNeeded?: boolean;
+  userPubkey?: string;
 }
 
 export interface IntentOverrides {
   inputMint?: string;
   outputMint?: string;
-  /** Merged over the type's default config; a key set to undefined is removed. */
+  /** Inline onboarding (assumed: the wallet travels as a top-level userPubkey). */
+  onboardIfNeeded?: boolean;
+  userPubkey?: string;
+  /** Named values over the type's defaults; a value set to undefined leaves its field out. */
   config?: Record<string, unknown>;
 }
 
-/** The assumed default `config` of each order type (spec: AssumedDcaConfig, AssumedTriggerConfig, AssumedOcoConfig, AssumedSliceConfig). */
+/** The default values of each order type (their names are the template placeholders). */
 export function defaultConfig(orderType: OrderType): Record<string, unknown> {
   switch (orderType) {
     case 'dca': return { totalAmount: DCA_TOTAL, amountPerCycle: DCA_PER_CYCLE, cycleFrequencySeconds: DCA_FREQUENCY };
@@ -70,22 +80,44 @@ export function defaultConfig(orderType: OrderType): Record<string, unknown> {
   }
 }
 
-/** An intent body of `orderType` from the assumed template: USDC into the native asset by default. */
-export function intentRequest(orderType: OrderType, over: IntentOverrides = {}): IntentRequest {
-  const config: Record<string, unknown> = { ...defaultConfig(orderType), ...(over.config ?? {}) };
-  for (const [k, v] of Object.entries(config)) if (v === undefined) delete config[k];
-  return { orderType, inputMint: over.inputMint ?? usdc(), outputMint: over.outputMint ?? NATIVE_MINT, config };
+const askedFor = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
+/** The named values an intent body was made from (orderType, mints and the type's values). */
+export function valuesOf(request: IntentRequest): Readonly<Record<string, unknown>> {
+  const values = askedFor.get(request);
+  if (!values) throw new Error('valuesOf: this body was not made by intentRequest (a spread copy loses its values)');
+  return values;
 }
 
-/** The DCA template with config overrides (and mints) at the top level, as the DCA checks write them. */
-export function dcaRequest(over: Record<string, unknown> & { inputMint?: string; outputMint?: string } = {}): IntentRequest & { config: { totalAmount: string; amountPerCycle: string; cycleFrequencySeconds: number } } {
+/**
+ * An intent body of `orderType` from its template: USDC into the native asset by default. A value the template has
+ * no placeholder for goes into the body's `config` (so that a check can still send a field the template lacks).
+ */
+export function intentRequest(orderType: OrderType, over: IntentOverrides = {}): IntentRequest {
+  const template = orderTemplates()[orderType];
+  if (!template) throw new Error(`no request template for order type ${orderType} (specs/order-templates.yaml, CONFORMANCE_ORDER_TEMPLATES)`);
+  const values: Record<string, unknown> = {
+    orderType, inputMint: over.inputMint ?? usdc(), outputMint: over.outputMint ?? NATIVE_MINT,
+    onboardIfNeeded: over.onboardIfNeeded, userPubkey: over.userPubkey, ...defaultConfig(orderType), ...(over.config ?? {}),
+  };
+  const used = new Set<string>();
+  const body = fill(template, values, used) as Record<string, unknown>;
+  const rest = Object.entries(over.config ?? {}).filter(([name, value]) => !used.has(name) && value !== undefined);
+  if (rest.length > 0) body.config = { ...(isObject(body.config) ? body.config : {}), ...Object.fromEntries(rest) };
+  askedFor.set(body, values);
+  return body as unknown as IntentRequest;
+}
+
+/** The DCA template with values (and mints) at the top level, as the DCA checks write them. */
+export function dcaRequest(over: Record<string, unknown> & { inputMint?: string; outputMint?: string } = {}): IntentRequest {
   const { inputMint, outputMint, ...config } = over;
-  return intentRequest('dca', { inputMint, outputMint, config }) as ReturnType<typeof dcaRequest>;
+  return intentRequest('dca', { inputMint, outputMint, config });
 }
 
 /** The amount of input an intent of this body deposits (DCA: totalAmount; the others: amount). */
 export function depositAmount(request: IntentRequest): string {
-  return String(request.orderType === 'dca' ? request.config.totalAmount : request.config.amount);
+  const values = valuesOf(request);
+  return String(values.orderType === 'dca' ? values.totalAmount : values.amount);
 }
 
 export async function postIntent(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {

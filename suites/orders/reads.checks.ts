@@ -193,12 +193,12 @@ export const detailEndpointsServeTheirType = defineCheck({
       const data = dataOf(ex);
       const order = type === 'slice' ? data?.order : data;
       t.expect(rule, is2xx(ex) && isObject(order), { documented: `2xx with the ${type} order${type === 'slice' ? ' under data.order' : ''}`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex });
-      expectOrderInvariants(t, order, { ...c, exchange: ex });
       const missing = TYPE_FIELDS[type].filter((k) => !(k in order));
       t.expect(rule, order.id === o.orderId && order.orderType === type && missing.length === 0 && (type !== 'take_profit' || typeof order.trailingActivated === 'boolean'), {
         documented: `the order ${o.orderId} of type ${type} with ${TYPE_FIELDS[type].join(', ') || 'the base fields'}${type === 'take_profit' ? ' (trailingActivated a boolean)' : ''}`,
         received: { id: order.id, orderType: order.orderType, missing, trailingActivated: order.trailingActivated }, exchange: ex,
       });
+      expectOrderInvariants(t, order, { ...c, exchange: ex });
       if (type === 'slice') t.expect('OA-SLICE-002', Array.isArray(data?.chunks), { documented: 'data.chunks is an array', received: data?.chunks, exchange: ex });
       for (const other of ORDER_TYPES.filter((x) => x !== type)) {
         expectNotFound(t, 'OA-DET-007', await get(t, user, `${DETAIL_PATHS[other]}/${o.orderId}`), `the ${type} order at ${DETAIL_PATHS[other]}`);

@@ -39,6 +39,13 @@ describe('conformance CLI', () => {
     expect(r.stderr).toMatch(/--profile/);
   });
 
+  test('an unreadable CONFORMANCE_ORDER_TEMPLATES: one line naming the file, exit 2', async () => {
+    const r = await cli(['--profile', 'smoke'], { CONFORMANCE_ORDER_TEMPLATES: '/nonexistent/templates.yaml' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/CONFORMANCE_ORDER_TEMPLATES \/nonexistent\/templates\.yaml/);
+  });
+
   test('an unreachable target: a clear message, exit 3, no stack trace', async () => {
     const r = await cli(['--orders-url', 'http://127.0.0.1:9', '--quotes-url', 'http://127.0.0.1:9', '--report-dir', tmp()]);
     expect(r.code).toBe(3);
@@ -80,6 +87,26 @@ describe('conformance CLI', () => {
       expect(verdicts(matrixOf(dir))).toEqual(verdicts(embedded));
       for (const file of filesUnder(dir)) expect(readFileSync(file, 'utf8').includes(tenant.apiKey), file).toBe(false);
       expect(r.stdout.includes(tenant.apiKey)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the readonly and smoke profiles create nothing and move no funds (control API snapshot before and after)', async () => {
+    const server = await startReferenceServer({ port: 0 });
+    const control = async (method: string, path: string, body?: unknown) =>
+      await (await fetch(`${server.controlUrl}${path}`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) })).json() as Record<string, unknown>;
+    try {
+      const tenant = await control('POST', '/tenants', {});
+      const quoteKey = await control('POST', '/quote-keys', {});
+      for (const profile of ['smoke', 'readonly']) {
+        const before = await control('GET', '/snapshot');
+        // No control URL: a production target, where the suite can only use the credentials it is given.
+        const r = await cli(['--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl, '--profile', profile, '--max-rps', '0', '--report-dir', tmp()],
+          { ORDERS_API_KEY: String(tenant.apiKey), QUOTES_API_KEY: String(quoteKey.apiKey) });
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        expect(await control('GET', '/snapshot'), `${profile} changed the target's state`).toEqual(before);
+      }
     } finally {
       await server.close();
     }

@@ -35,6 +35,10 @@ describe('rule catalogue', () => {
       if (!['any', 'capability', 'opportunistic'].includes(r.observe)) problems.push(`${r.id}: observe ${r.observe}`);
       if ((r.observe === 'capability') !== (r.capabilities.length > 0)) problems.push(`${r.id}: capabilities must be listed iff observe is capability`);
       for (const c of r.capabilities) if (!(CAPABILITIES as readonly string[]).includes(c)) problems.push(`${r.id}: unknown capability ${c}`);
+      for (const id of r.coveredBy ?? []) {
+        if (!rules.has(id)) problems.push(`${r.id}: coveredBy names no rule ${id}`);
+        else if (rules.get(id)!.coveredBy) problems.push(`${r.id}: coveredBy ${id}, itself covered by others`);
+      }
     }
     expect(problems).toEqual([]);
   });
@@ -48,6 +52,12 @@ describe('rule catalogue', () => {
 
   test('every rule id named by a mutant exists', () => {
     expect(mutants.filter((m) => !rules.has(m.rule)).map((m) => `${m.name}: ${m.rule}`)).toEqual([]);
+  });
+
+  test('a rule covered by others is cited by no check and named by no mutant (its facts are proven there)', () => {
+    const merged = new Set([...rules.values()].filter((r) => r.coveredBy).map((r) => r.id));
+    expect(allChecks.flatMap((c) => c.rules.filter((id) => merged.has(id)).map((id) => `${c.name} cites ${id}`))).toEqual([]);
+    expect(mutants.filter((m) => merged.has(m.rule)).map((m) => `${m.name}: ${m.rule}`)).toEqual([]);
   });
 
   test('every x-rule in the specs exists', () => {

@@ -1,0 +1,432 @@
+import { Keypair } from '@solana/web3.js';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { isObject } from '../shared/values.ts';
+import { createOrder, decodeTransaction, depositedTo, failureOf, intentRequest, intentUser, signed, usdc, type Created, type Funded, type OrderType } from './orders.ts';
+import { DETAIL_PATHS } from './reads.checks.ts';
+import { asUser, dataOf, errorCode, is2xx } from './users.ts';
+
+/**
+ * Orders: pause, resume, retry, cancel ("Orders: modify, pause, resume, retry, cancel"; "States and transitions").
+ * The bodies and answers of pause, resume and retry are not shown (UNKNOWNS.md O11): the suite sends `{}` and reads
+ * the new status back from the detail endpoint. Which states permit cancel is not shown (O6): cancel is asserted
+ * from `active` and from `cancelled` only; from `paused` either documented answer is accepted.
+ */
+
+type Action = 'pause' | 'resume' | 'retry' | 'cancel';
+
+export async function act(t: CheckContext, user: Funded, orderId: string, action: Action, body: unknown = {}): Promise<Exchange> {
+  return await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/${action}`, json: body, retry: false });
+}
+
+/** The order as its detail endpoint shows it now (a failed read is a broken precondition). */
+export async function readOrder(t: CheckContext, user: Funded, created: Created): Promise<Record<string, unknown>> {
+  const type = String(created.order.orderType ?? created.intent.request.orderType) as OrderType;
+  const ex = await asUser(t, user.sub, { path: `${DETAIL_PATHS[type]}/${created.orderId}` });
+  const d = dataOf(ex);
+  const order = type === 'slice' && isObject(d?.order) ? d.order : d;
+  if (!is2xx(ex) || !order) throw new SetupFailed(`GET ${DETAIL_PATHS[type]}/${created.orderId} answered ${ex.response.status}`, ex);
+  return order;
+}
+
+/** A funded user with one fresh order of `type` (the assumed template). */
+async function userWithOrder(t: CheckContext, type: OrderType = 'dca'): Promise<{ user: Funded; created: Created }> {
+  const user = await intentUser(t, true);
+  return { user, created: await createOrder(t, user, intentRequest(type)) };
+}
+
+const is4xx = (ex: Exchange) => ex.response.status >= 400 && ex.response.status < 500;
+
+/** Restores healthy faults after the check, pass or fail. */
+function healthyAfter(t: CheckContext): void {
+  t.defer(async () => { await t.control.setFaults({ swaps: 'ok', rpc: 'up' }); });
+}
+
+/** Fails the user's DCA order through a failed swap: `swaps: fail` while its first cycle comes due. */
+async function failedDca(t: CheckContext): Promise<{ user: Funded; created: Created; order: Record<string, unknown> }> {
+  const { user, created } = await userWithOrder(t);
+  healthyAfter(t);
+  await t.control.setFaults({ swaps: 'fail' });
+  await t.control.advanceClock(Number(created.order.cycleFrequencySeconds ?? 3600));
+  await t.control.setFaults({ swaps: 'ok' });
+  const order = await readOrder(t, user, created);
+  if (order.status !== 'failed') t.skip(`a failed swap did not fail the DCA order (status ${String(order.status)}): no failed order to retry`);
+  if (order.withdrawalStatus !== 'none') t.skip(`the automatic return already ran (withdrawalStatus ${String(order.withdrawalStatus)}): retry before it cannot be observed`);
+  return { user, created, order };
+}
+
+export const pauseThenResume = defineCheck({
+  name: 'pause-then-resume-dca-and-trigger-orders',
+  service: 'orders',
+  rules: ['OA-PAUSE-001', 'OA-PAUSE-003', 'OA-RESUME-001', 'OA-RESUME-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    for (const type of ['dca', 'stop_loss'] as const) {
+      const created = await createOrder(t, user, intentRequest(type));
+      const early = await act(t, user, created.orderId, 'resume');
+      t.expect('OA-RESUME-002', is4xx(early) && (await readOrder(t, user, created)).status === 'active', {
+        documented: 'resume of an active order: a 4xx, the order still active', received: failureOf(early), exchange: early,
+      });
+      t.note(`resume of an active ${type} order answered ${early.response.status} ${String(errorCode(early))}`);
+      const paused = await act(t, user, created.orderId, 'pause');
+      const afterPause = await readOrder(t, user, created);
+      t.expect('OA-PAUSE-001', is2xx(paused) && afterPause.status === 'paused', {
+        documented: `pause of an active ${type} order: 2xx, then status paused`, received: { answer: failureOf(paused), status: afterPause.status }, exchange: paused,
+      });
+      const again = await act(t, user, created.orderId, 'pause');
+      t.expect('OA-PAUSE-003', is4xx(again) && (await readOrder(t, user, created)).status === 'paused', {
+        documented: 'pause of a paused order: a 4xx, the order still paused', received: failureOf(again), exchange: again,
+      });
+      t.note(`pause of a paused ${type} order answered ${again.response.status} ${String(errorCode(again))}`);
+      const resumed = await act(t, user, created.orderId, 'resume');
+      const afterResume = await readOrder(t, user, created);
+      t.expect('OA-RESUME-001', is2xx(resumed) && afterResume.status === 'active', {
+        documented: `resume of a paused ${type} order: 2xx, then status active`, received: { answer: failureOf(resumed), status: afterResume.status }, exchange: resumed,
+      });
+    }
+  },
+});
+
+export const sliceCannotPause = defineCheck({
+  name: 'pause-of-a-slice-order-is-pause-not-supported',
+  service: 'orders',
+  rules: ['OA-PAUSE-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t, 'slice');
+    const ex = await act(t, user, created.orderId, 'pause');
+    t.expect('OA-PAUSE-002', ex.response.status === 400 && errorCode(ex) === 'PAUSE_NOT_SUPPORTED', {
+      documented: '400 PAUSE_NOT_SUPPORTED', received: failureOf(ex), exchange: ex,
+    });
+  },
+});
+
+export const pausedOrderCancel = defineCheck({
+  name: 'cancel-of-a-paused-order-answers-2xx-or-not-cancellable',
+  service: 'orders',
+  rules: ['OA-CANCEL-004', 'OA-BAL-013'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    const paused = await act(t, user, created.orderId, 'pause');
+    if (!is2xx(paused)) throw new SetupFailed(`pause answered ${paused.response.status}`, paused);
+    const balance = dataOf(await asUser(t, user.sub, { path: '/me/balance' }));
+    const rows = Array.isArray(balance?.balances) ? balance.balances.filter(isObject) : [];
+    const entry = rows.flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])).find((e) => e.orderId === created.orderId);
+    t.note(`OA-BAL-013: a paused DCA order ${entry ? `still locks ${String(entry.amount)} (kind ${String(entry.kind)})` : 'locks nothing'}`);
+    const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    const status = (await readOrder(t, user, created)).status;
+    t.expect('OA-CANCEL-004', (is2xx(ex) && status === 'cancelled') || (ex.response.status === 400 && errorCode(ex) === 'NOT_CANCELLABLE' && status === 'paused'), {
+      documented: '2xx and then cancelled, or 400 NOT_CANCELLABLE and still paused', received: { answer: failureOf(ex), status }, exchange: ex,
+    });
+  },
+});
+
+export const retryOfActiveDca = defineCheck({
+  name: 'retry-of-an-active-dca-order-is-order-not-failed-with-its-status',
+  service: 'orders',
+  rules: ['OA-RETRY-004', 'OA-RETRY-005'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    const ex = await act(t, user, created.orderId, 'retry');
+    t.expect('OA-RETRY-004', ex.response.status === 400 && errorCode(ex) === 'ORDER_NOT_FAILED', { documented: '400 ORDER_NOT_FAILED', received: failureOf(ex), exchange: ex });
+    const body = ex.response.body as { error: { details?: unknown } };
+    const status = (await readOrder(t, user, created)).status;
+    t.expect('OA-RETRY-005', isObject(body.error.details) && body.error.details.status === status, {
+      documented: `error.details.status is the current status (${String(status)})`, received: body.error.details, exchange: ex,
+    });
+  },
+});
+
+export const retryOfTriggerNotFailed = defineCheck({
+  name: 'retry-of-a-trigger-order-that-is-not-failed-is-refused',
+  service: 'orders',
+  rules: ['OA-RETRY-008'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t, 'stop_loss');
+    const ex = await act(t, user, created.orderId, 'retry');
+    t.expect('OA-RETRY-008', ex.response.status === 400 && ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED'].includes(String(errorCode(ex))), {
+      documented: '400 ORDER_NOT_FAILED or 400 RETRY_NOT_SUPPORTED (UNKNOWNS.md B, retry precedence)', received: failureOf(ex), exchange: ex,
+    });
+  },
+});
+
+export const retryOfFailedDca = defineCheck({
+  name: 'retry-of-a-failed-dca-order-before-the-return-makes-it-active',
+  service: 'orders',
+  rules: ['OA-RETRY-001'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const { user, created } = await failedDca(t);
+    const ex = await act(t, user, created.orderId, 'retry');
+    const status = (await readOrder(t, user, created)).status;
+    t.expect('OA-RETRY-001', is2xx(ex) && status === 'active', {
+      documented: 'retry of a failed DCA order whose funds were not returned: 2xx, then status active', received: { answer: failureOf(ex), status }, exchange: ex,
+    });
+  },
+});
+
+export const retryWithoutFunds = defineCheck({
+  name: 'retry-of-a-failed-dca-order-whose-input-left-is-insufficient-funds',
+  service: 'orders',
+  rules: ['OA-RETRY-002', 'OA-RETRY-003', 'OA-CANCEL-005'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const { user, created } = await failedDca(t);
+    // The failed order no longer locks its input: a wallet-level withdraw of the maximum takes it out of the manager.
+    const built = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey, tokenMint: usdc() } });
+    const transaction = dataOf(built)?.transaction;
+    if (!is2xx(built) || typeof transaction !== 'string') t.skip(`POST /withdraw/transaction answered ${built.response.status}: the input cannot be taken out to make retry lack funds`);
+    const sent = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signed(transaction, user.keypair) } });
+    if (!is2xx(sent)) t.skip(`POST /withdraw/confirm answered ${sent.response.status}: the input is still in the manager`);
+    const ex = await act(t, user, created.orderId, 'retry');
+    t.expect('OA-RETRY-002', ex.response.status === 400 && errorCode(ex) === 'INSUFFICIENT_FUNDS', { documented: '400 INSUFFICIENT_FUNDS', received: failureOf(ex), exchange: ex });
+    const details = (ex.response.body as { error: { details?: unknown } }).error.details;
+    t.expect('OA-RETRY-003', isObject(details) && ['mint', 'required', 'currentBalance', 'gap'].every((name) => details[name] !== undefined && details[name] !== null), {
+      documented: 'error.details carries mint, required, currentBalance and gap', received: details, exchange: ex,
+    });
+    const cancel = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    t.note(`OA-CANCEL-005: cancel of a failed order answered ${cancel.response.status} ${String(errorCode(cancel))}`);
+  },
+});
+
+export const retryOfFailedSlice = defineCheck({
+  name: 'retry-of-a-failed-slice-order-is-refused-and-after-the-return-already-withdrawn',
+  service: 'orders',
+  rules: ['OA-RETRY-006', 'OA-RETRY-007'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    healthyAfter(t);
+    await t.control.setFaults({ swaps: 'fail' });
+    const created = await createOrder(t, user, intentRequest('slice'));
+    await t.control.advanceClock(60);
+    await t.control.setFaults({ swaps: 'ok' });
+    let order = await readOrder(t, user, created);
+    if (order.status !== 'failed') t.skip(`a failed swap did not fail the slice order (status ${String(order.status)})`);
+    if (order.withdrawalStatus === 'none') {
+      const early = await act(t, user, created.orderId, 'retry');
+      t.expect('OA-RETRY-007', early.response.status === 400 && errorCode(early) === 'RETRY_NOT_SUPPORTED', {
+        documented: 'retry of a failed slice order whose funds were not returned: 400 RETRY_NOT_SUPPORTED', received: failureOf(early), exchange: early,
+      });
+    }
+    for (let i = 0; i < 6 && order.withdrawalStatus !== 'completed'; i++) {
+      await t.control.advanceClock(300);
+      order = await readOrder(t, user, created);
+    }
+    if (order.withdrawalStatus !== 'completed') t.skip('the automatic return of the failed slice order did not run within 30 minutes of virtual time');
+    const late = await act(t, user, created.orderId, 'retry');
+    t.expect('OA-RETRY-006', late.response.status === 400 && errorCode(late) === 'ALREADY_WITHDRAWN', {
+      documented: 'retry after the automatic return: 400 ALREADY_WITHDRAWN (checked before RETRY_NOT_SUPPORTED)', received: failureOf(late), exchange: late,
+    });
+  },
+});
+
+/** The order's lockedBreakdown entry and the input row's lockedForFutureTxns. */
+async function lockOf(t: CheckContext, user: Funded, created: Created): Promise<{ locked: bigint; entry?: Record<string, unknown>; ex: Exchange }> {
+  const ex = await asUser(t, user.sub, { path: '/me/balance' });
+  const rows = dataOf(ex)?.balances;
+  const row = Array.isArray(rows) ? rows.filter(isObject).find((r) => r.mint === created.intent.data.inputMint) : undefined;
+  const entry = Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown.filter(isObject).find((e) => e.orderId === created.orderId) : undefined;
+  return { locked: BigInt(String(row?.lockedForFutureTxns ?? 0)), entry, ex };
+}
+
+export const cancelActive = defineCheck({
+  name: 'cancel-of-an-active-dca-order-cancels-it-releases-its-lock-and-lists-it-in-history',
+  service: 'orders',
+  rules: ['OA-CANCEL-001', 'OA-BAL-012', 'OA-READ-010', 'OA-CANCEL-003'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    const before = await lockOf(t, user, created);
+    if (!before.entry) throw new SetupFailed('the active order has no lockedBreakdown entry', before.ex);
+    const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    const status = (await readOrder(t, user, created)).status;
+    t.expect('OA-CANCEL-001', is2xx(ex) && status === 'cancelled', {
+      documented: 'cancel {withdraw:false} of an active order: 2xx, then status cancelled', received: { answer: failureOf(ex), status }, exchange: ex,
+    });
+    const after = await lockOf(t, user, created);
+    t.expect('OA-BAL-012', !after.entry && after.locked === before.locked - BigInt(String(before.entry.amount)), {
+      documented: `no lockedBreakdown entry for the order and lockedForFutureTxns ${before.locked} - ${String(before.entry.amount)}`,
+      received: { entry: after.entry, lockedForFutureTxns: after.locked.toString() }, exchange: after.ex,
+    });
+    const history = await asUser(t, user.sub, { path: '/me/orders/history' });
+    const rows = (history.response.body as { data?: unknown }).data;
+    const listed = Array.isArray(rows) && rows.some((row) => isObject(row) && row.id === created.orderId);
+    t.expect('OA-READ-010', listed, { documented: `GET /me/orders/history lists the cancelled order ${created.orderId}`, received: rows, exchange: history });
+    const again = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    t.expect('OA-CANCEL-003', again.response.status === 400 && errorCode(again) === 'NOT_CANCELLABLE', {
+      documented: 'cancel of a cancelled order: 400 NOT_CANCELLABLE', received: failureOf(again), exchange: again,
+    });
+  },
+});
+
+export const cancelSlice = defineCheck({
+  name: 'cancel-of-a-slice-order-is-cancel-not-supported',
+  service: 'orders',
+  rules: ['OA-CANCEL-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t, 'slice');
+    const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    t.expect('OA-CANCEL-002', ex.response.status === 400 && errorCode(ex) === 'CANCEL_NOT_SUPPORTED', {
+      documented: '400 CANCEL_NOT_SUPPORTED', received: failureOf(ex), exchange: ex,
+    });
+  },
+});
+
+export const cancelWithWithdraw = defineCheck({
+  name: 'cancel-with-withdraw-needs-the-user-pubkey-and-cancels-the-order',
+  service: 'orders',
+  rules: ['OA-CANCEL-011', 'OA-CANCEL-012', 'OA-CANCEL-006', 'OA-CANCEL-007'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t, 'stop_loss');
+    const missing = await act(t, user, created.orderId, 'cancel', { withdraw: true });
+    t.expect('OA-CANCEL-011', missing.response.status === 400 && errorCode(missing) === 'VALIDATION_ERROR', {
+      documented: 'cancel {withdraw:true} without userPubkey: 400 VALIDATION_ERROR', received: failureOf(missing), exchange: missing,
+    });
+    const stranger = Keypair.generate().publicKey.toBase58();
+    const foreign = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: stranger });
+    const paid = typeof dataOf(foreign)?.transaction === 'string' ? decodeTransaction(dataOf(foreign)?.transaction as string) : undefined;
+    const toStranger = paid ? depositedTo(paid, stranger, String(created.intent.data.inputMint)).amount : 0n;
+    t.expect('OA-CANCEL-012', is4xx(foreign) || (foreign.response.status === 500 && errorCode(foreign) === 'WITHDRAWAL_BUILD_FAILED') || (is2xx(foreign) && toStranger === 0n), {
+      documented: 'a foreign userPubkey: a 4xx, 500 WITHDRAWAL_BUILD_FAILED, or a 2xx whose transaction pays nothing to that key', received: { answer: failureOf(foreign), paidToForeignKey: toStranger.toString() }, exchange: foreign,
+    });
+    if (is2xx(foreign) || (await readOrder(t, user, created)).status !== 'active') t.skip('the order was cancelled with the foreign userPubkey: the own-wallet cancel cannot be observed');
+    const ex = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: user.userPubkey });
+    const status = (await readOrder(t, user, created)).status;
+    t.expect('OA-CANCEL-006', is2xx(ex) && status === 'cancelled', {
+      documented: 'cancel {withdraw:true, userPubkey} of an active order: 2xx, then status cancelled', received: { answer: failureOf(ex), status }, exchange: ex,
+    });
+    const d = dataOf(ex);
+    const transaction = typeof d?.transaction === 'string' ? decodeTransaction(d.transaction) : undefined;
+    t.note(`OA-CANCEL-007: the cancel answer ${transaction ? 'carries the withdrawal transaction in data.transaction' : `carries data keys ${Object.keys(d ?? {}).join(', ')}`}`);
+  },
+});
+
+export const cancelWithFailedBuild = defineCheck({
+  name: 'cancel-with-withdraw-while-the-chain-is-down-is-withdrawal-build-failed-and-cancelled',
+  service: 'orders',
+  rules: ['OA-CANCEL-008', 'OA-CANCEL-009', 'OA-CANCEL-010'],
+  profile: 'full',
+  needs: ['funding', 'faults'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    healthyAfter(t);
+    await t.control.setFaults({ rpc: 'down' });
+    const ex = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: user.userPubkey });
+    await t.control.setFaults({ rpc: 'up' });
+    if (is2xx(ex)) t.skip('the withdrawal built although the chain was down: the build failure cannot be made to happen');
+    if (['RPC_ERROR', 'RPC_UNAVAILABLE'].includes(String(errorCode(ex)))) t.skip(`the cancel was refused before it ran (${String(errorCode(ex))})`);
+    t.expect('OA-CANCEL-008', ex.response.status === 500 && errorCode(ex) === 'WITHDRAWAL_BUILD_FAILED', {
+      documented: '500 WITHDRAWAL_BUILD_FAILED', received: failureOf(ex), exchange: ex,
+    });
+    const status = (await readOrder(t, user, created)).status;
+    t.expect('OA-CANCEL-009', status === 'cancelled', { documented: 'after WITHDRAWAL_BUILD_FAILED the order is cancelled', received: status, exchange: ex });
+    const leg = await asUser(t, user.sub, { method: 'POST', path: `/orders/${created.orderId}/withdraw`, json: {} });
+    t.expect('OA-CANCEL-010', is2xx(leg) && dataOf(leg)?.withdrawalAmounts !== undefined, {
+      documented: 'POST /orders/{id}/withdraw then builds the withdrawal leg (2xx with withdrawalAmounts)', received: failureOf(leg), exchange: leg,
+    });
+  },
+});
+
+export const concurrentCancels = defineCheck({
+  name: 'two-cancels-of-one-order-at-once-have-one-effect',
+  service: 'orders',
+  rules: ['OA-CANCEL-013'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    const answers = await Promise.all([0, 1].map(() => act(t, user, created.orderId, 'cancel', { withdraw: false })));
+    const won = answers.filter(is2xx);
+    const lost = answers.filter((ex) => ex.response.status === 400 && ['NOT_CANCELLABLE', 'INVALID_STATE'].includes(String(errorCode(ex))));
+    t.expect('OA-CANCEL-013', won.length === 1 && lost.length === 1, {
+      documented: 'one 2xx, the other 400 NOT_CANCELLABLE or 400 INVALID_STATE', received: answers.map(failureOf), exchange: answers[1],
+    });
+  },
+});
+
+export const inFlightResolves = defineCheck({
+  name: 'execution-in-flight-resolves-once-the-swap-settles',
+  service: 'orders',
+  rules: ['OA-ERR-007'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    healthyAfter(t);
+    await t.control.setFaults({ swaps: 'hang' });
+    await t.control.advanceClock(Number(created.order.cycleFrequencySeconds ?? 3600));
+    const first = await act(t, user, created.orderId, 'pause');
+    await t.control.setFaults({ swaps: 'ok' });
+    if (first.response.status !== 409 || errorCode(first) !== 'EXECUTION_IN_FLIGHT') {
+      t.skip(`a hanging swap did not give 409 EXECUTION_IN_FLIGHT (pause answered ${first.response.status} ${String(errorCode(first))}): nothing to resolve`);
+    }
+    let last = first;
+    for (let attempt = 0; attempt < 5 && last.response.status === 409; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      last = await act(t, user, created.orderId, 'pause');
+    }
+    t.expect('OA-ERR-007', last.response.status !== 409, {
+      documented: 'after the swap settles, repeating the request with back-off gets a non-409 answer', received: failureOf(last), exchange: last,
+    });
+  },
+});
+
+export const actionsReplayed = defineCheck({
+  name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
+  service: 'orders',
+  rules: ['OA-IDEM-001'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    for (const action of ['pause', 'cancel'] as const) {
+      const headers = { 'X-Idempotency-Key': `conformance-${action}-${created.orderId}` };
+      const send = () => asUser(t, user.sub, { method: 'POST', path: `/orders/${created.orderId}/${action}`, json: action === 'cancel' ? { withdraw: false } : {}, headers, retry: false });
+      const first = await send();
+      if (!is2xx(first)) throw new SetupFailed(`${action} answered ${first.response.status}`, first);
+      const replay = await send();
+      t.expect('OA-IDEM-001', replay.response.status === first.response.status && JSON.stringify(replay.response.body) === JSON.stringify(first.response.body), {
+        documented: `the same key and body replay the cached ${action} answer (${first.response.status}) instead of running it again`, received: failureOf(replay), exchange: replay,
+      });
+    }
+  },
+});
+
+export const actionsOnOthersOrders = defineCheck({
+  name: 'actions-on-an-unknown-or-another-users-order-are-not-found',
+  service: 'orders',
+  rules: ['OA-ERR-005', 'OA-ERR-006'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { created } = await userWithOrder(t);
+    const other = await intentUser(t, false);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const action of ['pause', 'resume', 'retry', 'cancel'] as const) {
+      const body = action === 'cancel' ? { withdraw: false } : {};
+      const missing = await act(t, other, unknown, action, body);
+      t.expect('OA-ERR-005', missing.response.status === 404 && errorCode(missing) === 'NOT_FOUND', { documented: `${action} of an unknown order: 404 NOT_FOUND`, received: failureOf(missing), exchange: missing });
+      const foreign = await act(t, other, created.orderId, action, body);
+      t.expect('OA-ERR-006', foreign.response.status === 404 && errorCode(foreign) === 'NOT_FOUND', { documented: `${action} of another user's order: 404 NOT_FOUND`, received: failureOf(foreign), exchange: foreign });
+    }
+  },
+});

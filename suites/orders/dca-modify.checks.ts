@@ -1,0 +1,182 @@
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { readOrder } from './actions.checks.ts';
+import { createOrder, decodeTransaction, failureOf, intentRequest, intentUser, signed, type Created, type Funded } from './orders.ts';
+import { asUser, dataOf, errorCode, is2xx } from './users.ts';
+
+/**
+ * DCA modification ("Orders: modify"; Limits: modification lock). The bodies are not shown (UNKNOWNS.md O8, O9): the
+ * suite sends its assumed templates (spec: AssumedDcaModifyRequest `{config: {...}}`, AssumedDcaModifyConfirmRequest
+ * `{signedTransaction, cyclesCompleted, config}`). A target that rejects the PATCH template with 400
+ * VALIDATION_ERROR makes the check skip: the template is the suite's guess, not the document. The name of the
+ * unsigned transaction's field is not shown either: the first string of `data` that decodes as a transaction.
+ */
+
+const RAISED_TOTAL = '48000000';
+
+async function patchDca(t: CheckContext, user: Funded, orderId: string, config: Record<string, unknown>): Promise<Exchange> {
+  return await asUser(t, user.sub, { method: 'PATCH', path: `/dca/${orderId}`, json: { config }, retry: false });
+}
+
+async function confirmModify(t: CheckContext, user: Funded, orderId: string, body: unknown): Promise<Exchange> {
+  return await asUser(t, user.sub, { method: 'POST', path: `/dca/${orderId}/modify/confirm`, json: body, retry: false });
+}
+
+/** A PATCH whose answer is 400 VALIDATION_ERROR: the assumed template is not this target's (UNKNOWNS.md O8). */
+function skipIfTemplateRejected(t: CheckContext, ex: Exchange): void {
+  if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
+    t.skip(`the target rejects the assumed PATCH /dca/{id} body (UNKNOWNS.md O8) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+  }
+}
+
+/** The unsigned transaction of a modify answer: the first string field of `data` that decodes as a transaction. */
+function modifyTransaction(ex: Exchange): string | undefined {
+  return Object.values(dataOf(ex) ?? {}).find((value): value is string => typeof value === 'string' && value.length > 40 && decodeTransaction(value) !== undefined);
+}
+
+async function dcaUser(t: CheckContext): Promise<{ user: Funded; created: Created }> {
+  const user = await intentUser(t, true);
+  return { user, created: await createOrder(t, user, intentRequest('dca')) };
+}
+
+/** PATCH of totalAmount that must answer a transaction (a broken precondition otherwise). */
+async function raiseTotal(t: CheckContext, user: Funded, created: Created): Promise<{ ex: Exchange; transaction: string }> {
+  const ex = await patchDca(t, user, created.orderId, { totalAmount: RAISED_TOTAL });
+  skipIfTemplateRejected(t, ex);
+  const transaction = modifyTransaction(ex);
+  if (!is2xx(ex) || dataOf(ex)?.requiresTransaction !== true || !transaction) throw new SetupFailed(`PATCH /dca/{id} of totalAmount answered ${ex.response.status} without a transaction`, ex);
+  return { ex, transaction };
+}
+
+export const inPlaceModify = defineCheck({
+  name: 'dca-in-place-modify-answers-requires-transaction-false',
+  service: 'orders',
+  rules: ['OA-DCA-009'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await dcaUser(t);
+    const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 7200 });
+    skipIfTemplateRejected(t, ex);
+    t.expect('OA-DCA-009', is2xx(ex) && dataOf(ex)?.requiresTransaction === false, {
+      documented: 'an in-place edit (cycleFrequencySeconds): 2xx with requiresTransaction false', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    });
+  },
+});
+
+export const modifyBelowMinimum = defineCheck({
+  name: 'dca-modify-of-amount-per-cycle-below-the-minimum-is-min-notional-not-met',
+  service: 'orders',
+  rules: ['OA-LIM-010'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await dcaUser(t);
+    const ex = await patchDca(t, user, created.orderId, { amountPerCycle: '1000000' });
+    skipIfTemplateRejected(t, ex);
+    t.expect('OA-LIM-010', ex.response.status === 400 && errorCode(ex) === 'MIN_NOTIONAL_NOT_MET', {
+      documented: 'amountPerCycle of 1 USDC (below the default 10 USD minimum): 400 MIN_NOTIONAL_NOT_MET', received: failureOf(ex), exchange: ex,
+    });
+  },
+});
+
+export const guardRejectionRepeatable = defineCheck({
+  name: 'dca-modify-rejected-by-a-guard-can-be-repeated-after-a-re-fetch',
+  service: 'orders',
+  rules: ['OA-DCA-016'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await dcaUser(t);
+    // More per cycle than the whole order: a guard the document leaves to the server (opportunistic).
+    const rejected = await patchDca(t, user, created.orderId, { amountPerCycle: '99000000' });
+    skipIfTemplateRejected(t, rejected);
+    if (rejected.response.status !== 400 || errorCode(rejected) !== 'MODIFICATION_ERROR') {
+      t.skip(`an amountPerCycle above totalAmount answered ${rejected.response.status} ${String(errorCode(rejected))}, not a guard's MODIFICATION_ERROR: nothing to repeat`);
+    }
+    await readOrder(t, user, created);
+    const repeated = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 7200 });
+    t.expect('OA-DCA-016', is2xx(repeated), {
+      documented: 'after MODIFICATION_ERROR, re-fetching and repeating a valid modify succeeds', received: failureOf(repeated), exchange: repeated,
+    });
+  },
+});
+
+export const modifyOfTrigger = defineCheck({
+  name: 'dca-modify-of-a-trigger-order-is-not-found',
+  service: 'orders',
+  rules: ['OA-DCA-019'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const created = await createOrder(t, user, intentRequest('stop_loss'));
+    const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 7200 });
+    t.expect('OA-DCA-019', ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND', { documented: '404 NOT_FOUND (DCA only)', received: failureOf(ex), exchange: ex });
+  },
+});
+
+export const totalAmountModify = defineCheck({
+  name: 'dca-total-amount-modify-locks-checks-its-confirm-and-applies-it',
+  service: 'orders',
+  rules: ['OA-DCA-010', 'OA-DCA-014', 'OA-DCA-017', 'OA-DCA-018', 'OA-DCA-015', 'OA-DCA-011', 'OA-DCA-020'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await dcaUser(t);
+    const ex = await patchDca(t, user, created.orderId, { totalAmount: RAISED_TOTAL });
+    skipIfTemplateRejected(t, ex);
+    const transaction = modifyTransaction(ex);
+    t.expect('OA-DCA-010', is2xx(ex) && dataOf(ex)?.requiresTransaction === true && transaction !== undefined, {
+      documented: 'a totalAmount change: 2xx with requiresTransaction true and an unsigned transaction', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    });
+    const during = await readOrder(t, user, created);
+    t.note(`OA-DCA-020: while the modify waits for its confirm the order is ${String(during.status)} (previousStatus ${String(during.previousStatus)})`);
+
+    const second = await patchDca(t, user, created.orderId, { totalAmount: '60000000' });
+    t.expect('OA-DCA-014', second.response.status === 409 && errorCode(second) === 'LOCK_FAILED', {
+      documented: 'a second PATCH while the first modify\'s lock runs: 409 LOCK_FAILED', received: failureOf(second), exchange: second,
+    });
+    for (const body of [{}, []]) {
+      const bad = await confirmModify(t, user, created.orderId, body);
+      t.expect('OA-DCA-017', bad.response.status === 400 && errorCode(bad) === 'INVALID_REQUEST', {
+        documented: `modify confirm with the body ${JSON.stringify(body)}: 400 INVALID_REQUEST`, received: failureOf(bad), exchange: bad,
+      });
+    }
+    const cyclesCompleted = Number(during.cyclesCompleted ?? 0);
+    const config = { totalAmount: RAISED_TOTAL };
+    const garbage = await confirmModify(t, user, created.orderId, { signedTransaction: Buffer.from('not a transaction').toString('base64'), cyclesCompleted, config });
+    t.expect('OA-DCA-018', garbage.response.status === 400 && errorCode(garbage) === 'INVALID_TRANSACTION', {
+      documented: 'modify confirm whose signedTransaction is no transaction: 400 INVALID_TRANSACTION', received: failureOf(garbage), exchange: garbage,
+    });
+    const signedTransaction = signed(transaction as string, user.keypair);
+    const mismatch = await confirmModify(t, user, created.orderId, { signedTransaction, cyclesCompleted: cyclesCompleted + 1, config });
+    t.expect('OA-DCA-015', mismatch.response.status === 400 && errorCode(mismatch) === 'MODIFICATION_ERROR', {
+      documented: `modify confirm with cyclesCompleted ${cyclesCompleted + 1} (the order has ${cyclesCompleted}): 400 MODIFICATION_ERROR`, received: failureOf(mismatch), exchange: mismatch,
+    });
+    const done = await confirmModify(t, user, created.orderId, { signedTransaction, cyclesCompleted, config });
+    const after = await readOrder(t, user, created);
+    t.expect('OA-DCA-011', is2xx(done) && after.totalAmount === RAISED_TOTAL, {
+      documented: `modify confirm within the lock: 2xx, then totalAmount ${RAISED_TOTAL}`, received: { answer: failureOf(done), totalAmount: after.totalAmount }, exchange: done,
+    });
+  },
+});
+
+export const lateModifyConfirm = defineCheck({
+  name: 'dca-modify-confirm-after-the-30-second-lock-is-lock-expired',
+  service: 'orders',
+  rules: ['OA-DCA-013'],
+  profile: 'full',
+  needs: ['funding', 'clock'],
+  async run(t: CheckContext) {
+    const { user, created } = await dcaUser(t);
+    const { transaction } = await raiseTotal(t, user, created);
+    const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
+    await t.control.advanceClock(31);
+    const ex = await confirmModify(t, user, created.orderId, { signedTransaction: signed(transaction, user.keypair), cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
+    t.expect('OA-DCA-013', ex.response.status === 409 && errorCode(ex) === 'LOCK_EXPIRED', {
+      documented: 'modify confirm 31 seconds after the PATCH: 409 LOCK_EXPIRED', received: failureOf(ex), exchange: ex,
+    });
+  },
+});

@@ -1,0 +1,125 @@
+import { Keypair } from '@solana/web3.js';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { isObject } from '../shared/values.ts';
+import { advancePast, dcaOrder, readDca, readExecutions, withFaults, type Actor, type Row } from './dca-lifecycle.checks.ts';
+import { USER_ORDER_RULES } from './order-invariants.ts';
+import { createOrder, dcaRequest, fundUser, INT, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signed } from './orders.ts';
+import { correctBody, dataOf, is2xx, postOnboard, testWallet } from './users.ts';
+
+/**
+ * Execution rows ("Resources and their fields: Execution"): the fee snapshot against the tenant's fee settings, the
+ * price oracle's outage, the slice fills. Rows come from DCA cycles run on the target's virtual clock.
+ */
+
+/** A funded user of a new tenant created with `tenant` (POST /tenants options), with one confirmed DCA order. */
+async function tenantDca(t: CheckContext, tenant: { platformFeeBps: number; feeWallet?: string }): Promise<{ user: Actor; orderId: string; order: Row }> {
+  const { apiKey } = await t.control.createTenant(tenant);
+  const headers = { 'X-Service-Key': apiKey };
+  const wallet = testWallet(t);
+  const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), apiKey);
+  const d = dataOf(onboard);
+  if (!is2xx(onboard) || typeof d?.userId !== 'string' || typeof d.walletAddress !== 'string') throw new SetupFailed(`onboarding on the new tenant answered ${onboard.response.status}`, onboard);
+  const user: Actor = { sub: wallet.sub, userPubkey: wallet.keypair.publicKey.toBase58(), userId: d.userId, walletAddress: d.walletAddress, keypair: wallet.keypair, headers };
+  await fundUser(t, user.userPubkey);
+  const intent = await pendingIntent(t, user, dcaRequest(), headers);
+  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) }, headers);
+  const order = dataOf(confirm)?.order;
+  if (!is2xx(confirm) || !isObject(order) || typeof order.id !== 'string') throw new SetupFailed(`confirm on the new tenant answered ${confirm.response.status}`, confirm);
+  return { user, orderId: order.id, order };
+}
+
+const FEE_FIELDS = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
+const noFee = (row: Row) => FEE_FIELDS.every((k) => row[k] === null);
+
+export const feeSnapshotFollowsTheTenant = defineCheck({
+  name: 'execution-fee-snapshot-follows-the-tenant-fee-settings',
+  service: 'orders',
+  rules: ['OA-EXEC-017', 'OA-EXEC-018', 'OA-EXEC-019', 'OA-EXEC-020', ...USER_ORDER_RULES],
+  profile: 'full',
+  needs: ['funding', 'clock', 'tenants'],
+  async run(t: CheckContext) {
+    const feeWallet = Keypair.generate().publicKey.toBase58();
+    const charged = await tenantDca(t, { platformFeeBps: 100, feeWallet });
+    const zeroBps = await tenantDca(t, { platformFeeBps: 0, feeWallet });
+    const noWallet = await tenantDca(t, { platformFeeBps: 100 });
+    const latest = [charged, zeroBps, noWallet].map((o) => Date.parse(String(o.order.nextExecutionAt))).filter((ms) => !Number.isNaN(ms));
+    await advancePast(t, latest.length === 3 ? new Date(Math.max(...latest)).toISOString() : undefined, Number(charged.order.cycleFrequencySeconds));
+
+    const rowsOf = async (o: typeof charged) => {
+      await readDca(t, o.user, o.orderId);
+      const read = await readExecutions(t, o.user, o.orderId);
+      const rows = read.rows.filter((r) => r.status === 'success');
+      if (rows.length === 0) t.skip(`no success execution row after the first cycle time (rows: ${JSON.stringify(read.rows).slice(0, 300)})`);
+      return { ...read, rows };
+    };
+    const fee = await rowsOf(charged);
+    t.expect('OA-EXEC-018', fee.rows.every((r) => typeof r.platformFeeWallet === 'string' && Number.isInteger(r.platformFeeBps) && typeof r.platformFeeMint === 'string' &&
+      typeof r.platformFeeAmount === 'string' && INT.test(r.platformFeeAmount)), {
+      documented: 'on a tenant with a fee wallet and 100 bps, every success row carries platformFeeWallet, platformFeeBps, platformFeeMint and platformFeeAmount', received: fee.rows, exchange: fee.ex,
+    });
+    const zero = await rowsOf(zeroBps);
+    t.expect('OA-EXEC-019', zero.rows.every(noFee), { documented: 'on a tenant with zero fee bps, all four fee snapshot fields null', received: zero.rows, exchange: zero.ex });
+    const none = await rowsOf(noWallet);
+    t.expect('OA-EXEC-020', none.rows.every(noFee), { documented: 'on a tenant without a fee wallet, all four fee snapshot fields null', received: none.rows, exchange: none.ex });
+  },
+});
+
+export const outputUsdNullWhileOracleDown = defineCheck({
+  name: 'execution-output-amount-usd-null-while-the-oracle-is-down',
+  service: 'orders',
+  rules: ['OA-EXEC-015', 'OA-EXEC-017', ...USER_ORDER_RULES],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const { user, orderId, order } = await dcaOrder(t);
+    const during = await withFaults(t, { oracle: 'down' }, { oracle: 'up' }, async () => {
+      await advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds));
+      return await readExecutions(t, user, orderId);
+    });
+    if (during.rows.length === 0) t.skip('no execution row was written while the oracle was down');
+    t.expect('OA-EXEC-015', during.rows.every((r) => r.outputAmountUsd === null), {
+      documented: 'outputAmountUsd null on every row executed while pricing was unavailable', received: during.rows.map((r) => ({ status: r.status, outputAmountUsd: r.outputAmountUsd })), exchange: during.ex,
+    });
+  },
+});
+
+export const sliceRowsAreSliceFills = defineCheck({
+  name: 'slice-order-execution-rows-are-slice-fills',
+  service: 'orders',
+  rules: ['OA-SLICE-003', 'OA-EXEC-017'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const created = await createOrder(t, user, intentRequest('slice'));
+    if (t.control.has('clock')) await t.control.advanceClock(3600);
+    const { ex, rows } = await readExecutions(t, user, created.orderId);
+    if (rows.length === 0) t.note('the slice order has no execution row yet');
+    t.expect('OA-SLICE-003', rows.every((r) => r.executionType === 'slice_fill'), { documented: 'every execution row of a slice order is a slice_fill', received: rows.map((r) => r.executionType), exchange: ex });
+  },
+});
+
+export const unconfirmedDepositIsTxFailed = defineCheck({
+  name: 'deposit-that-does-not-confirm-is-reported-in-the-failure-envelope',
+  service: 'orders',
+  rules: ['OA-ERR-010'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    // The wallet pays the fees but holds none of the deposit's USDC: the signed deposit cannot confirm.
+    const user = await intentUser(t, false);
+    await t.control.fund(user.userPubkey, 'native', '1000000000');
+    const intent = await postIntent(t, user.sub, dcaRequest());
+    const d = dataOf(intent);
+    if (!is2xx(intent) || typeof d?.transaction !== 'string') t.skip(`the intent of an unfunded deposit answered ${intent.response.status}: no deposit to submit`);
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: d.pendingOrderId, signedTransaction: signed(d.transaction, user.keypair) });
+    const body = ex.response.body as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+    const code = body?.error?.code;
+    t.note(`confirm of an unfunded deposit answered ${ex.response.status} ${String(code)}`);
+    if (code !== 'TX_FAILED' && code !== 'INTERNAL_ERROR') return;
+    t.expect('OA-ERR-010', ex.response.status === 500 && body?.success === false && typeof body.error?.message === 'string', {
+      documented: `${String(code)} answered 500 with the failure envelope {success: false, error: {code, message}}`, received: { status: ex.response.status, body }, exchange: ex,
+    });
+  },
+});

@@ -1,0 +1,14 @@
+import type fc from 'fast-check';
+import { accepted, call, observe, orderAt, served, type Model, type Real } from '../model.ts';
+
+/** POST /orders/{orderId}/pause with `{}` (UNKNOWNS.md O11: the body is not shown). */
+export class PauseOrder implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => served(m, 'POST /orders/{orderId}/pause');
+  async run(m: Model, r: Real): Promise<void> {
+    const order = orderAt(m, this.index);
+    accepted(order, 'pause', await call(m, r, 'POST', `/orders/${order.id}/pause`, {}));
+    await observe(m, r);
+  }
+  toString = () => `pause order #${this.index}`;
+}

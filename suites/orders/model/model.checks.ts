@@ -1,0 +1,33 @@
+import { defineCheck, type CheckContext } from '../../harness/check.ts';
+import { modelRun } from '../../harness/model-run.ts';
+import { commandsOf } from './commands.ts';
+import { setup, type Family } from './model.ts';
+
+/**
+ * One model-based test per order family (DCA, trigger orders, slice): generated sequences of commands (create,
+ * pause, resume, cancel with and without withdraw, retry, modify, clock, price, chain failure, withdraw, abandon)
+ * with a read of every order and of the balance after each step, judged against the model (model.ts). A failing
+ * sequence is shrunk and printed with the seed and its HTTP calls (suites/harness/model-run.ts).
+ */
+
+const RULES = ['OA-STATE-002', 'OA-STATE-013', 'OA-STATE-014', 'OA-STATE-015', 'OA-BAL-007'];
+/** Few, short sequences: each run onboards a user and creates orders, and the suite runs 8 times in npm test. */
+const runs = (t: CheckContext) => Math.max(4, Math.round(t.env.numRuns / 10));
+const MAX_COMMANDS = 8;
+
+function familyModel(family: Family, name: string) {
+  return defineCheck({
+    name,
+    service: 'orders',
+    rules: RULES,
+    profile: 'full',
+    needs: ['funding'],
+    async run(t: CheckContext) {
+      await modelRun(t, commandsOf(family, MAX_COMMANDS), () => setup(t, family), runs(t));
+    },
+  });
+}
+
+export const dcaModel = familyModel('dca', 'dca-orders-follow-the-model-through-generated-sequences');
+export const triggerModel = familyModel('trigger', 'trigger-orders-follow-the-model-through-generated-sequences');
+export const sliceModel = familyModel('slice', 'slice-orders-follow-the-model-through-generated-sequences');

@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { defineCheck, type CheckContext } from '../../suites/harness/check.ts';
+import { modelRun } from '../../suites/harness/model-run.ts';
+import { runCheck } from '../../suites/harness/runner.ts';
+import type { TargetEnv } from '../../suites/harness/types.ts';
+
+/**
+ * suites/harness/model-run.ts against a tiny counter service: POST /add?n=N adds N, GET /count reads it. From 3 on,
+ * the faulty counter forgets one on every add, so a model that sums the adds catches it after a few steps.
+ */
+
+let count = 0;
+let server: Server;
+let url = '';
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const at = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'POST' && at.pathname === '/add') count += Number(at.searchParams.get('n')) - (count >= 3 ? 1 : 0);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ count }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+interface Model { sum: number }
+interface Real { t: CheckContext }
+
+class Add implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly n: number) {}
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    await r.t.orders.request({ method: 'POST', path: '/add', query: { n: String(this.n) }, validate: false, retry: false });
+    m.sum += this.n;
+    const read = await r.t.orders.request({ path: '/count', validate: false, retry: false });
+    r.t.expect('Q-INFO-003', (read.response.body as { count: number }).count === m.sum, { documented: 'the count is the sum of the adds', received: read.response.body, exchange: read });
+  }
+  toString = () => `add ${this.n}`;
+}
+
+describe('model-based runs', () => {
+  test('a failing sequence shrinks and is reported with its rule, seed, path, commands and HTTP calls', async () => {
+    const env: TargetEnv = {
+      ordersUrl: url, quotesUrl: url, capabilities: [], credentials: {}, profile: 'full',
+      seed: 7, numRuns: 20, strict: false, timeoutMs: 2000, maxRps: 0, expectedProviders: 2,
+    };
+    const check = defineCheck({
+      name: 'counter-model', service: 'quotes', rules: ['Q-INFO-003'], profile: 'smoke',
+      async run(t) {
+        await modelRun(t, fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new Add(n))], { maxCommands: 8 }), async () => {
+          count = 0;
+          return { model: { sum: 0 }, real: { t } };
+        }, 20);
+      },
+    });
+    const r = await runCheck(check, env);
+    expect([r.verdict, r.rule]).toEqual(['fail', 'Q-INFO-003']);
+    expect(r.message).toMatch(/seed:\s+7\s+path: \S+/);
+    expect(r.message).toMatch(/counterexample: add \d,add \d/);
+    expect(r.message).toMatch(/"POST \/add\?n=\d -> 200"/);
+    expect(r.notes.join('\n')).toMatch(/its HTTP calls in order:\nPOST \/add\?n=\d -> 200\nGET \/count -> 200/);
+  });
+});
