@@ -37,6 +37,7 @@ import * as orderConcurrency from './orders/concurrency.checks.ts';
 import * as orderTriggers from './orders/triggers.checks.ts';
 import * as orderModel from './orders/model/model.checks.ts';
 import * as orderWithdrawals from './orders/withdrawals.checks.ts';
+import * as orderErrors from './orders/errors.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -82,6 +83,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/triggers': checksOf(orderTriggers),
   'orders/model': checksOf(orderModel),
   'orders/withdrawals': checksOf(orderWithdrawals),
+  'orders/errors': checksOf(orderErrors),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

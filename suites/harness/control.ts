@@ -105,10 +105,13 @@ export class ControlAdapter {
     await this.call('POST', '/faults', faults);
   }
 
-  /** Credit `wallet` with `amount` (integer string, smallest unit) of `mint` (`native` for the native asset); the balance after. */
-  async fund(wallet: string, mint: string, amount: string): Promise<string> {
+  /**
+   * Credit `wallet` with `amount` (integer string, smallest unit) of `mint` (`native` for the native asset); the balance
+   * after. `newMint` gives the decimals and token program of a mint the target does not know yet (a test mint).
+   */
+  async fund(wallet: string, mint: string, amount: string, newMint: { decimals?: number; programId?: 'token' | 'token-2022' } = {}): Promise<string> {
     this.require('funding');
-    return (await this.call('POST', '/fund', { wallet, mint, amount }) as { balance: string }).balance;
+    return (await this.call('POST', '/fund', { wallet, mint, amount, ...newMint }) as { balance: string }).balance;
   }
 
   /** The target's virtual time (ISO-8601). */

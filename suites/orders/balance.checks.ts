@@ -1,9 +1,10 @@
+import { Keypair } from '@solana/web3.js';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { deepEqual, isObject } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
 import { runEnvironment } from './siws.ts';
-import { createOrder, intentRequest, intentUser, ORDER_TYPES, type Created, type Funded, type OrderType } from './orders.ts';
+import { createOrder, intentRequest, intentUser, NATIVE_MINT, ORDER_TYPES, type Created, type Funded, type OrderType } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, onboardedUser, type OnboardedUser } from './users.ts';
 
 /** GET /me/balance (User session and balances; Balance row). */
@@ -319,5 +320,38 @@ export const balanceRpcError = defineCheck({
       documented: '500 RPC_ERROR while the chain cannot be reached', received: { status: ex.response.status, code: errorCode(ex) ?? '(none)' }, exchange: ex,
     });
     expectErrorEnvelope(t, ex);
+  },
+});
+
+export const tokenProgramPerMint = defineCheck({
+  name: 'balance-rows-report-the-token-program-of-each-mint',
+  service: 'orders',
+  rules: ['OA-BAL-001', 'OA-FMT-007'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await balanceUser(t);
+    await t.control.fund(user.walletAddress, 'native', '1000000');
+    // Fresh test mints of each token program (control API POST /fund, programId of a new test mint).
+    const mints: Array<{ mint: string; programId: 'token' | 'token-2022' }> = [];
+    for (const programId of ['token', 'token-2022'] as const) {
+      const mint = Keypair.generate().publicKey.toBase58();
+      try {
+        await t.control.fund(user.walletAddress, mint, '1000', { programId });
+        mints.push({ mint, programId });
+      } catch (e) {
+        t.note(`the target cannot create a ${programId} test mint: its row is not judged: ${(e as Error).message.slice(0, 200)}`);
+      }
+    }
+    const ex = await getBalance(t, user.sub);
+    const rows = rowsOf(t, ex);
+    // The document names no mint for the native asset: its row is the wrapped-SOL mint's, or the one whose symbol is SOL.
+    const native = rows.find((r) => r.mint === NATIVE_MINT) ?? rows.find((r) => r.symbol === 'SOL');
+    const cases = [...mints.map(({ mint, programId }) => ({ what: `the ${programId} test mint ${mint}`, row: rows.find((r) => r.mint === mint), programId })),
+      { what: 'the native asset', row: native, programId: 'native' }];
+    for (const { what, row, programId } of cases) {
+      if (row === undefined) t.note(`no balance row for ${what}: its program is not judged`);
+      else t.expect('OA-FMT-007', row.programId === programId, { documented: `programId ${programId} on the row of ${what}`, received: row, exchange: ex });
+    }
   },
 });

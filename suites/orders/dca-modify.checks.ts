@@ -1,6 +1,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
+import { isObject } from '../shared/values.ts';
 import { readOrder } from './actions.checks.ts';
 import { createOrder, decodeTransaction, failureOf, intentRequest, intentUser, signed, type Created, type Funded } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
@@ -177,6 +178,45 @@ export const lateModifyConfirm = defineCheck({
     const ex = await confirmModify(t, user, created.orderId, { signedTransaction: signed(transaction, user.keypair), cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
     t.expect('OA-DCA-013', ex.response.status === 409 && errorCode(ex) === 'LOCK_EXPIRED', {
       documented: 'modify confirm 31 seconds after the PATCH: 409 LOCK_EXPIRED', received: failureOf(ex), exchange: ex,
+    });
+  },
+});
+
+/** The input mint's row of GET /me/balance and the order's lockedBreakdown entry on it. */
+async function inputLock(t: CheckContext, user: Funded, created: Created, inputMint: unknown): Promise<{ row?: Record<string, unknown>; entry?: Record<string, unknown>; ex: Exchange }> {
+  const ex = await asUser(t, user.sub, { path: '/me/balance' });
+  const rows = dataOf(ex)?.balances;
+  const row = Array.isArray(rows) ? rows.filter(isObject).find((r) => r.mint === inputMint) : undefined;
+  const entry = Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown.filter(isObject).find((e) => e.orderId === created.orderId) : undefined;
+  return { row, entry, ex };
+}
+
+export const modifiedTotalMovesTheLock = defineCheck({
+  name: 'dca-confirmed-total-amount-change-moves-the-input-lock',
+  service: 'orders',
+  rules: ['OA-DCA-012'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await dcaUser(t);
+    const before = await inputLock(t, user, created, created.order.inputMint);
+    t.note(`before the modify the order locks ${String(before.entry?.amount ?? '(no entry)')} of its input`);
+    const { transaction } = await raiseTotal(t, user, created);
+    const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
+    const done = await confirmModify(t, user, created.orderId, { signedTransaction: signed(transaction, user.keypair), cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
+    if (!is2xx(done)) throw new SetupFailed(`POST /dca/{id}/modify/confirm answered ${done.response.status}`, done);
+    const order = await readOrder(t, user, created);
+    const { row, entry, ex } = await inputLock(t, user, created, order.inputMint);
+    const again = await readOrder(t, user, created);
+    if (order.totalAmount !== RAISED_TOTAL) t.skip(`the confirmed change did not apply (totalAmount ${String(order.totalAmount)}, OA-DCA-011): its lock is not judged`);
+    if (order.status !== 'active' || again.amountSpent !== order.amountSpent) {
+      t.skip(`the order is ${String(order.status)}, amountSpent ${String(order.amountSpent)} then ${String(again.amountSpent)}: no settled active lock to judge`);
+    }
+    // The user is fresh: this order is the only lock on its input mint.
+    const expected = (BigInt(RAISED_TOTAL) - BigInt(String(order.amountSpent))).toString();
+    t.expect('OA-DCA-012', entry?.amount === expected && row?.lockedForFutureTxns === expected, {
+      documented: `after the confirmed change the input lock is the new totalAmount - amountSpent = ${RAISED_TOTAL} - ${String(order.amountSpent)} = ${expected}`,
+      received: row ?? '(no row for the input mint)', exchange: ex,
     });
   },
 });

@@ -629,3 +629,46 @@ export const orderWithdrawalRepeatAndActive = defineCheck({
     });
   },
 });
+
+export const withdrawalInProgressRefusal = defineCheck({
+  name: 'a-withdrawal-in-progress-refusal-leaves-the-withdrawal-and-clears-after-abandon',
+  service: 'orders',
+  rules: ['OA-OWD-025'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t, '0');
+    const { orderId } = await createOrder(t, user, dcaRequest());
+    t.defer(() => t.control.setFaults({ swaps: 'ok' }));
+    await t.control.setFaults({ swaps: 'fail' });
+    // The first cycle may run at creation; the next one is due a cycle later and fails.
+    await t.control.advanceClock(DCA_FREQUENCY);
+    await t.control.setFaults({ swaps: 'ok' });
+    const failed = (await orderDetail(t, user, orderId)).order;
+    if (failed.status !== 'failed' || failed.withdrawalStatus !== 'none') {
+      t.skip(`the order is ${String(failed.status)} with withdrawalStatus ${String(failed.withdrawalStatus)}: no failed order to hold a pending withdrawal`);
+    }
+    builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
+    abandonLater(t, user, orderId);
+    const { order: pending } = await orderDetail(t, user, orderId);
+    const reserved = (await usdcRow(t, user)).row.withdrawalPending;
+    // The Errors table does not say which requests get the 409: retry of the failed order is the one tried here.
+    const refused = await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/retry`, json: {}, retry: false });
+    if (refused.response.status !== 409 || !['WITHDRAWAL_IN_PROGRESS', 'WITHDRAWAL_IN_FLIGHT'].includes(String(errorCode(refused)))) {
+      t.skip(`retry with an order-level withdrawal pending answered ${refused.response.status} ${String(errorCode(refused))}, not 409 WITHDRAWAL_IN_PROGRESS/IN_FLIGHT: nothing to judge`);
+    }
+    const { order: kept, ex: detail } = await orderDetail(t, user, orderId);
+    const { row } = await usdcRow(t, user);
+    t.expect('OA-OWD-025', kept.status === pending.status && kept.withdrawalStatus === 'pending' && kept.withdrawalRequestedAt === pending.withdrawalRequestedAt &&
+      row.withdrawalPending === reserved, {
+      documented: `after the 409 the withdrawal is as it was: status ${String(pending.status)}, withdrawalStatus pending since ${String(pending.withdrawalRequestedAt)}, withdrawalPending ${String(reserved)}`,
+      received: { status: kept.status, withdrawalStatus: kept.withdrawalStatus, withdrawalRequestedAt: kept.withdrawalRequestedAt, withdrawalPending: row.withdrawalPending }, exchange: detail,
+    });
+    const abandoned = await orderWithdraw(t, user, orderId, '/abandon');
+    if (!is2xx(abandoned)) throw new SetupFailed(`POST /orders/${orderId}/withdraw/abandon answered ${abandoned.response.status}`, abandoned);
+    const again = await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/retry`, json: {}, retry: false });
+    t.expect('OA-OWD-025', is2xx(again), {
+      documented: 'once the pending withdrawal is abandoned, the refused retry succeeds (2xx)', received: failureOf(again), exchange: again,
+    });
+  },
+});
