@@ -33,6 +33,7 @@ import * as orderDcaModify from './orders/dca-modify.checks.ts';
 import * as orderDcaLifecycle from './orders/dca-lifecycle.checks.ts';
 import * as orderExecutions from './orders/executions.checks.ts';
 import * as orderIdempotency from './orders/idempotency.checks.ts';
+import * as orderIdempotencyActions from './orders/idempotency-actions.checks.ts';
 import * as orderConcurrency from './orders/concurrency.checks.ts';
 import * as orderTriggers from './orders/triggers.checks.ts';
 import * as orderModel from './orders/model/model.checks.ts';
@@ -79,6 +80,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/dca-lifecycle': checksOf(orderDcaLifecycle),
   'orders/executions': checksOf(orderExecutions),
   'orders/idempotency': checksOf(orderIdempotency),
+  'orders/idempotency-actions': checksOf(orderIdempotencyActions),
   'orders/concurrency': checksOf(orderConcurrency),
   'orders/triggers': checksOf(orderTriggers),
   'orders/model': checksOf(orderModel),

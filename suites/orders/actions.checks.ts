@@ -31,7 +31,7 @@ export async function readOrder(t: CheckContext, user: Funded, created: Created)
 }
 
 /** A funded user with one fresh order of `type` (the assumed template). */
-async function userWithOrder(t: CheckContext, type: OrderType = 'dca'): Promise<{ user: Funded; created: Created }> {
+export async function userWithOrder(t: CheckContext, type: OrderType = 'dca'): Promise<{ user: Funded; created: Created }> {
   const user = await intentUser(t, true);
   return { user, created: await createOrder(t, user, intentRequest(type)) };
 }
@@ -44,7 +44,7 @@ function healthyAfter(t: CheckContext): void {
 }
 
 /** Fails the user's DCA order through a failed swap: `swaps: fail` while its first cycle comes due. */
-async function failedDca(t: CheckContext): Promise<{ user: Funded; created: Created; order: Record<string, unknown> }> {
+export async function failedDca(t: CheckContext): Promise<{ user: Funded; created: Created; order: Record<string, unknown> }> {
   const { user, created } = await userWithOrder(t);
   healthyAfter(t);
   await t.control.setFaults({ swaps: 'fail' });

@@ -14,13 +14,13 @@ import { asUser, dataOf, errorCode, is2xx } from './users.ts';
  * unsigned transaction's field is not shown either: the first string of `data` that decodes as a transaction.
  */
 
-const RAISED_TOTAL = '48000000';
+export const RAISED_TOTAL = '48000000';
 
 async function patchDca(t: CheckContext, user: Funded, orderId: string, config: Record<string, unknown>): Promise<Exchange> {
   return await asUser(t, user.sub, { method: 'PATCH', path: `/dca/${orderId}`, json: { config }, retry: false });
 }
 
-async function confirmModify(t: CheckContext, user: Funded, orderId: string, body: unknown): Promise<Exchange> {
+export async function confirmModify(t: CheckContext, user: Funded, orderId: string, body: unknown): Promise<Exchange> {
   return await asUser(t, user.sub, { method: 'POST', path: `/dca/${orderId}/modify/confirm`, json: body, retry: false });
 }
 
@@ -36,13 +36,13 @@ function modifyTransaction(ex: Exchange): string | undefined {
   return Object.values(dataOf(ex) ?? {}).find((value): value is string => typeof value === 'string' && value.length > 40 && decodeTransaction(value) !== undefined);
 }
 
-async function dcaUser(t: CheckContext): Promise<{ user: Funded; created: Created }> {
+export async function dcaUser(t: CheckContext): Promise<{ user: Funded; created: Created }> {
   const user = await intentUser(t, true);
   return { user, created: await createOrder(t, user, intentRequest('dca')) };
 }
 
 /** PATCH of totalAmount that must answer a transaction (a broken precondition otherwise). */
-async function raiseTotal(t: CheckContext, user: Funded, created: Created): Promise<{ ex: Exchange; transaction: string }> {
+export async function raiseTotal(t: CheckContext, user: Funded, created: Created): Promise<{ ex: Exchange; transaction: string }> {
   const ex = await patchDca(t, user, created.orderId, { totalAmount: RAISED_TOTAL });
   skipIfTemplateRejected(t, ex);
   const transaction = modifyTransaction(ex);

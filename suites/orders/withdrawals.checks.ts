@@ -26,13 +26,13 @@ const AUTO_RETURN_SECONDS = 24 * 60 * 60;
 type Row = Record<string, unknown>;
 
 /** A user with a funded external wallet and (through the control API) a funded manager: 5 USDC beyond any order. */
-async function withdrawUser(t: CheckContext, managerUsdc = '5000000'): Promise<Funded> {
+export async function withdrawUser(t: CheckContext, managerUsdc = '5000000'): Promise<Funded> {
   const user = await intentUser(t, true);
   if (managerUsdc !== '0') await t.control.fund(user.walletAddress, usdc(), managerUsdc);
   return user;
 }
 
-async function usdcRow(t: CheckContext, user: Funded): Promise<{ row: Row; ex: Exchange }> {
+export async function usdcRow(t: CheckContext, user: Funded): Promise<{ row: Row; ex: Exchange }> {
   const ex = await asUser(t, user.sub, { path: '/me/balance' });
   const rows = dataOf(ex)?.balances;
   const row = Array.isArray(rows) ? rows.find((candidate) => isObject(candidate) && candidate.mint === usdc()) : undefined;
@@ -40,9 +40,9 @@ async function usdcRow(t: CheckContext, user: Funded): Promise<{ row: Row; ex: E
   return { row, ex };
 }
 
-const bucket = (row: Row, name: string) => BigInt(String(row[name]));
+export const bucket = (row: Row, name: string) => BigInt(String(row[name]));
 
-async function walletWithdraw(t: CheckContext, user: Funded, body: Record<string, unknown>): Promise<Exchange> {
+export async function walletWithdraw(t: CheckContext, user: Funded, body: Record<string, unknown>): Promise<Exchange> {
   return await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey, tokenMint: usdc(), ...body } });
 }
 
@@ -52,7 +52,7 @@ function transactionOf(ex: Exchange): string | undefined {
 }
 
 /** The built transaction, or setup-failed (the request was a precondition, not the rule judged). */
-function builtTransaction(ex: Exchange, what: string): { base64: string; tx: Transaction } {
+export function builtTransaction(ex: Exchange, what: string): { base64: string; tx: Transaction } {
   const base64 = is2xx(ex) ? transactionOf(ex) : undefined;
   const tx = base64 === undefined ? undefined : decodeTransaction(base64);
   if (!base64 || !tx) throw new SetupFailed(`${what} answered ${ex.response.status} without a transaction under data.${TRANSACTION_FIELD}: ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
@@ -60,14 +60,14 @@ function builtTransaction(ex: Exchange, what: string): { base64: string; tx: Tra
 }
 
 /** A cancelled DCA order of `user` whose deposit (its 36 USDC) is still in the manager. */
-async function cancelledOrder(t: CheckContext, user: Funded): Promise<string> {
+export async function cancelledOrder(t: CheckContext, user: Funded): Promise<string> {
   const { orderId } = await createOrder(t, user, dcaRequest());
   const ex = await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/cancel`, json: { withdraw: false } });
   if (!is2xx(ex)) throw new SetupFailed(`POST /orders/${orderId}/cancel {withdraw: false} answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
   return orderId;
 }
 
-async function orderWithdraw(t: CheckContext, user: Funded, orderId: string, action = ''): Promise<Exchange> {
+export async function orderWithdraw(t: CheckContext, user: Funded, orderId: string, action = ''): Promise<Exchange> {
   return await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/withdraw${action}`, json: {} });
 }
 
@@ -79,7 +79,7 @@ async function orderDetail(t: CheckContext, user: Funded, orderId: string): Prom
 }
 
 /** Releases a pending order-level withdrawal when the check ends (abandon is idempotent). */
-function abandonLater(t: CheckContext, user: Funded, orderId: string): void {
+export function abandonLater(t: CheckContext, user: Funded, orderId: string): void {
   t.defer(async () => { await orderWithdraw(t, user, orderId, '/abandon'); });
 }
 
