@@ -17,10 +17,12 @@ import * as quotePrices from './quotes/prices.checks.ts';
 import * as quoteOutages from './quotes/outages.checks.ts';
 import * as quoteRate from './quotes/rate.checks.ts';
 import * as quoteDistributor from './quotes/distributor.checks.ts';
+import * as quoteHostile from './quotes/hostile-input.checks.ts';
 import * as orderAuth from './orders/auth.checks.ts';
 import * as orderHealth from './orders/health.checks.ts';
 import * as orderRequestId from './orders/request-id.checks.ts';
 import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
+import * as orderHostile from './orders/hostile-input.checks.ts';
 import * as orderOnboarding from './orders/onboarding.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
@@ -64,6 +66,7 @@ export const checkGroups: Record<string, Check[]> = {
   'quotes/outages': checksOf(quoteOutages),
   'quotes/rate': checksOf(quoteRate),
   'quotes/distributor': checksOf(quoteDistributor),
+  'quotes/hostile-input': checksOf(quoteHostile),
   'orders/health': checksOf(orderHealth),
   'orders/auth': checksOf(orderAuth),
   'orders/request-id': checksOf(orderRequestId),
@@ -86,6 +89,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/model': checksOf(orderModel),
   'orders/withdrawals': checksOf(orderWithdrawals),
   'orders/errors': checksOf(orderErrors),
+  'orders/hostile-input': checksOf(orderHostile),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

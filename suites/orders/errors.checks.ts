@@ -5,31 +5,13 @@ import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { act, readOrder } from './actions.checks.ts';
 import { createOrder, dcaRequest, failureOf, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signed } from './orders.ts';
+import { ERROR_STATUSES } from './error-table.ts';
 import { asUser, correctBody, dataOf, errorCode, is2xx, postOnboard, servedRequest, testWallet } from './users.ts';
 
 /**
  * The Errors section as a whole (HTTP status of every code, retries after faults), Events (state changes are found by
  * polling) and Versioning 1 (the identity field names).
  */
-
-/** Errors: every code of the document's tables and its HTTP status (fixed by the document whatever the endpoint). */
-const ERROR_STATUSES: Readonly<Record<string, readonly number[]>> = {
-  INVALID_API_KEY: [401], KEY_REVOKED: [401], ENV_MISMATCH: [401], UNAUTHORIZED: [401],
-  PRODUCT_DISABLED: [403], PRODUCT_EXPIRED: [403], TENANT_SUSPENDED: [403], TENANT_DELETED: [403], TENANT_NOT_PROVISIONED: [403],
-  IDEMPOTENCY_KEY_REUSED: [422],
-  BAD_REQUEST: [400], SIWS_INVALID: [400], PARTNER_NOT_CONFIGURED: [400],
-  USER_PUBKEY_CONFLICT: [409], WALLET_NEEDS_USER_CONSENT: [409], ONBOARDING_INCOMPLETE: [409], PROVISIONING_FAILED: [500, 502],
-  VALIDATION_ERROR: [400], MISSING_PARAMS: [400], INVALID_REQUEST: [400], INVALID_ORDER_TYPE: [400], INVALID_MINTS: [400],
-  MIN_NOTIONAL_NOT_MET: [400], MIN_OUTPUT_UNSATISFIABLE: [400], INVALID_TRANSACTION: [400], INVALID_STATUS: [400], EXPIRED: [400],
-  TRANSACTION_EXPIRED: [400], TRANSACTION_TAMPERED: [400], INVALID_STATE: [400], ORDER_NOT_FAILED: [400], RETRY_NOT_SUPPORTED: [400],
-  PAUSE_NOT_SUPPORTED: [400], CANCEL_NOT_SUPPORTED: [400], INSUFFICIENT_FUNDS: [400], NOT_CANCELLABLE: [400], MODIFICATION_ERROR: [400],
-  FORBIDDEN: [403], NOT_FOUND: [404],
-  EXECUTION_IN_FLIGHT: [409], LOCK_FAILED: [409], LOCK_EXPIRED: [409], ACTIVE_BURST_EXISTS: [409],
-  INSUFFICIENT_AVAILABLE: [400], FUNDS_LOCKED: [400], INSUFFICIENT_BALANCE: [400], NOTHING_TO_WITHDRAW: [400], ALREADY_WITHDRAWN: [400],
-  WITHDRAWAL_IN_PROGRESS: [409], WITHDRAWAL_IN_FLIGHT: [409], WITHDRAWAL_BUILD_FAILED: [500],
-  RPC_ERROR: [500], SUBMIT_FAILED: [500], CONFIRMATION_FAILED: [500], ORDER_FINALIZE_FAILED: [500], TX_FAILED: [500], INTERNAL_ERROR: [500],
-  RPC_UNAVAILABLE: [503], PRICE_ORACLE_UNAVAILABLE: [503],
-};
 
 const IDEMPOTENCY_KEY = 'X-Idempotency-Key';
 

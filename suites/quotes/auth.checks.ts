@@ -38,6 +38,32 @@ function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => 
 export const missingKeyIsRejectedWith401 = rejectsKey('missing-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-001', () => undefined, 'no x-api-key');
 export const unknownKeyIsRejectedWith401 = rejectsKey('unknown-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-002', () => randomToken('unknown-key'), 'an unknown x-api-key');
 
+/** Query parameter names a careless key path might read a key from. */
+const KEY_QUERY_NAMES = ['x-api-key', 'apiKey', 'api_key', 'key', 'token'];
+
+export const keyIsReadFromTheHeaderOnly = defineCheck({
+  name: 'an-empty-api-key-or-a-key-in-the-query-string-is-rejected-with-401',
+  service: 'quotes',
+  rules: ['Q-AUTH-008', 'Q-AUTH-003'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    const key = t.env.credentials.quotesApiKey;
+    if (!key) t.skip('no QUOTES_API_KEY for this run: a valid key is needed to send it in the query string');
+    const inQuery = Object.fromEntries(KEY_QUERY_NAMES.map((name) => [name, key]));
+    const cases: Array<[string, Record<string, string | undefined>, Record<string, string>]> = [
+      ['an empty x-api-key', { 'x-api-key': '' }, {}],
+      ['the valid key in the query string and no x-api-key header', { 'x-api-key': undefined }, inQuery],
+    ];
+    for (const { path, query } of ENDPOINTS) {
+      for (const [what, headers, extra] of cases) {
+        const ex = await t.quotes.request({ path, query: { ...query, ...extra }, headers, retry: false });
+        t.expect('Q-AUTH-008', ex.response.status === 401, { documented: `GET ${path} with ${what}: 401`, received: ex.response.status, exchange: ex });
+        expectPlatformInvalidKey(t, ex);
+      }
+    }
+  },
+});
+
 export const revokedKeyIsRejectedWith401 = defineCheck({
   name: 'revoked-api-key-is-rejected-with-401-invalid-api-key',
   service: 'quotes',

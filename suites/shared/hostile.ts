@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { requestArbitraries, type InvalidRequestSample } from '../../generators/arbitraries.ts';
+import type { OperationInfo } from '../../generators/index.ts';
+import type { CheckContext } from '../harness/check.ts';
+import type { RequestSpec, ServiceClient } from '../harness/client.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { ConformanceFailure, SetupFailed } from '../harness/failure.ts';
+
+/**
+ * Hostile input shared by both services' checks (suites/orders/hostile-input.checks.ts,
+ * suites/quotes/hostile-input.checks.ts): the strings a careless parser chokes on, the signs of internals leaking into
+ * an error, and the fuzzed requests the specs' own arbitraries make invalid.
+ */
+
+/** Strings that look like injections, traversal, markup, control characters and unusual unicode. */
+export const HOSTILE_STRINGS: readonly string[] = [
+  "' OR '1'='1' --",
+  '"; DROP TABLE orders; --',
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '${jndi:ldap://127.0.0.1/a}',
+  '{{7*7}}',
+  '\u0000\u0001\u001b[31m\u007f',
+  '\u202e\u200b\ufeffÿ😀',
+  '%00%0d%0a',
+  '9'.repeat(80),
+  '',
+  'x'.repeat(4096),
+];
+
+/** Malformed amounts: decimals, signs, leading zeros, exponent, whitespace, 80 digits, a number, empty. */
+export const MALFORMED_AMOUNTS: readonly unknown[] = ['1.5', '-1', '+1', '007', '1e6', ' 1', '1 ', '9'.repeat(80), '', 'ten', 1, -1, 1.5, null, true];
+
+/** Keys that are not base58 public keys (0, O, I and l are outside the alphabet; too short; too long; empty). */
+export const MALFORMED_KEYS: readonly unknown[] = ['0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', 'not a key', 'abc', '1'.repeat(60), '', 42, null];
+
+/** Path segments that are no UUID (encoded as they would travel). */
+export const MALFORMED_PATH_IDS: readonly string[] = [
+  'not-a-uuid', '0', '9'.repeat(80), 'x'.repeat(512), ...HOSTILE_STRINGS.filter((s) => s !== '').slice(0, 9).map(encodeURIComponent),
+];
+
+/**
+ * Signs of internals in a message meant for people: a stack frame, a source file, a module folder, another runtime's
+ * traceback. Returns the fragment found, or undefined. Text the request itself carried is removed first, so an echo of
+ * the input is never mistaken for a leak.
+ */
+export function leakedInternals(text: string, sent: readonly string[] = []): string | undefined {
+  let rest = text;
+  for (const s of sent) if (s.length >= 4) rest = rest.split(s).join(' ');
+  const patterns = [
+    /\n\s*at\s+\S+/, // V8 stack frame on its own line
+    /\bat\s+[\w$.<>[\]]+\s+\(?(?:file:\/\/)?[^\s()]+:\d+:\d+\)?/, // a frame with file:line:column
+    /(?:^|[\s("'/\\])[\w./\\-]*[\w-]\.(?:ts|js|mjs|cjs|py|go|rs|java|rb|php|cs|kt)(?::\d+)+/, // a source file with a line
+    /node_modules|Traceback \(most recent call last\)|Exception in thread|goroutine \d+ \[|panicked at/,
+  ];
+  for (const p of patterns) {
+    const m = p.exec(rest);
+    if (m) return m[0].trim();
+  }
+  return undefined;
+}
+
+/** A path with each `{name}` replaced by `value(name)`. */
+export function fillPath(template: string, value: (name: string) => string): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
+}
+
+/** A raw query string from a generated sample (arrays repeat their key). */
+export function rawQuery(query: Record<string, string | string[]>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+  return params.toString();
+}
+
+/** A generated invalid request as a RequestSpec (path ids from `pathValue` when the sample has none). */
+export function sampleRequest(op: OperationInfo, sample: InvalidRequestSample, pathValue: (name: string) => string): RequestSpec {
+  const path = fillPath(op.path, (name) => encodeURIComponent(sample.path[name] ?? pathValue(name)));
+  const spec: RequestSpec = { method: op.method, path, query: rawQuery(sample.query), headers: { ...sample.headers }, operationId: op.operationId };
+  if (sample.body !== undefined) {
+    spec.body = JSON.stringify(sample.body);
+    spec.headers = { ...spec.headers, 'content-type': sample.mediaType ?? 'application/json' };
+  }
+  return spec;
+}
+
+/** The spec's invalid-request arbitrary of an operation, or undefined when nothing of it can be made invalid. */
+export function invalidRequests(service: 'orders' | 'quotes', op: OperationInfo): fc.Arbitrary<InvalidRequestSample> | undefined {
+  try {
+    return requestArbitraries(service, op.operationId).invalid ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** fast-check runs per operation: a fifth of the run's budget, at least 3. */
+export const runsPerOperation = (t: CheckContext) => Math.max(3, Math.ceil(t.env.numRuns / 5));
+
+/**
+ * Send one hostile request without retries or spec validation (the hostile checks judge the answer themselves). No
+ * answer in time is a failure of `rule`; a dropped connection is one too, when it drops again on a second try.
+ */
+export async function sendHostile(t: CheckContext, client: ServiceClient, rule: string, spec: RequestSpec): Promise<Exchange> {
+  const request = { ...spec, retry: false, validate: false };
+  const what = `${request.method ?? 'GET'} ${request.path}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.request(request);
+    } catch (e) {
+      if (e instanceof ConformanceFailure) {
+        t.fail(rule, { documented: `${what} with a malformed request is answered within the suite's timeout`, received: e.detail.received });
+      }
+      if (e instanceof SetupFailed && attempt < 2) continue;
+      if (e instanceof SetupFailed) {
+        t.fail(rule, { documented: `${what} with a malformed request is answered (a client error), not dropped`, received: e.reason });
+      }
+      throw e;
+    }
+  }
+}
+
+/** Per-operation tallies of the bad inputs tried, for the report. */
+export class Tally {
+  private readonly counts = new Map<string, number>();
+
+  add(key: string): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  get total(): number {
+    return [...this.counts.values()].reduce((a, b) => a + b, 0);
+  }
+
+  toString(): string {
+    return [...this.counts].map(([k, n]) => `${k}: ${n}`).join('; ');
+  }
+}
