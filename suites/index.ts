@@ -23,6 +23,7 @@ import * as orderHealth from './orders/health.checks.ts';
 import * as orderRequestId from './orders/request-id.checks.ts';
 import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
 import * as orderHostile from './orders/hostile-input.checks.ts';
+import * as orderIsolation from './orders/isolation.checks.ts';
 import * as orderOnboarding from './orders/onboarding.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
@@ -90,6 +91,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/withdrawals': checksOf(orderWithdrawals),
   'orders/errors': checksOf(orderErrors),
   'orders/hostile-input': checksOf(orderHostile),
+  'orders/isolation': checksOf(orderIsolation),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();
