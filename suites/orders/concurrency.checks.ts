@@ -1,13 +1,23 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
 import { randomToken } from '../shared/values.ts';
+import { act, failedDca, readOrder } from './actions.checks.ts';
 import { dcaRequest, failureOf, intentUser, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, type Funded } from './orders.ts';
-import { dataOf, errorCode, is2xx } from './users.ts';
+import { asUser, dataOf, errorCode, is2xx } from './users.ts';
+import { bucket, builtTransaction, usdcRow, walletWithdraw, withdrawUser } from './withdrawals.checks.ts';
 
 /**
- * The concurrency facts of creation: two requests sent at once (Promise.all of two, nothing more) have one effect;
- * the other answer is an error the document gives (recorded), or for a keyed intent the replay. A server that checks,
- * then writes, with a pause between the two lets both through.
+ * The concurrency facts: the same request sent a few times at once (Promise.all of a handful, within the run's
+ * concurrency cap) has one effect; the other answers are errors the document gives, or for a keyed intent the replay.
+ * A server that checks, then writes, with a pause between the two lets more than one through. Cancels and order-level
+ * withdrawal confirms race in actions.checks.ts and withdrawals.checks.ts.
  */
+
+/** How many copies of one request a race sends at once. */
+const RACE_WIDTH = 3;
+
+/** `send` RACE_WIDTH times at once. */
+const race = (send: () => Promise<Exchange>) => Promise.all(Array.from({ length: RACE_WIDTH }, send));
 
 /** The rows of a user-scoped list, or undefined when the target does not answer it with a list. */
 async function rowsOf(t: CheckContext, user: Funded, path: string): Promise<unknown[] | undefined> {
@@ -70,5 +80,50 @@ export const sameKeyTwiceAtOnceMakesOnePendingOrder = defineCheck({
         documented: 'the same key and body sent twice at once create one pending order (GET /orders/pending)', received: { before, after }, exchange: answers[0],
       });
     }
+  },
+});
+
+export const retriesAtOnceHaveOneEffect = defineCheck({
+  name: 'retries-of-one-failed-order-at-once-have-one-effect',
+  service: 'orders',
+  rules: ['OA-RETRY-009'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const { user, created } = await failedDca(t);
+    const answers = await race(() => act(t, user, created.orderId, 'retry'));
+    const others = answers.filter((ex) => !is2xx(ex));
+    t.expect('OA-RETRY-009', answers.length - others.length === 1 && others.every((ex) => ex.response.status === 400 && ['ORDER_NOT_FAILED', 'INVALID_STATE'].includes(String(errorCode(ex)))), {
+      documented: `of ${RACE_WIDTH} retries of one failed DCA order sent at once, exactly one answers 2xx and the others 400 ORDER_NOT_FAILED or INVALID_STATE`,
+      received: answers.map(failureOf), exchange: others[0] ?? answers[1],
+    });
+    const order = await readOrder(t, user, created);
+    t.expect('OA-RETRY-009', order.status === 'active', { documented: 'the order reads back as active after the race', received: order.status });
+  },
+});
+
+export const walletConfirmsAtOnceMoveFundsOnce = defineCheck({
+  name: 'one-wallet-withdrawal-confirmed-several-times-at-once-moves-the-funds-once',
+  service: 'orders',
+  rules: ['OA-WDW-014'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t);
+    const amount = 2_000_000n;
+    const { base64 } = builtTransaction(await walletWithdraw(t, user, { amount: amount.toString() }), 'POST /withdraw/transaction');
+    const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    const body = { signedTransaction: signed(base64, user.keypair) };
+    const answers = await race(() => asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: body, retry: false }));
+    const winners = answers.filter(is2xx);
+    const others = answers.filter((ex) => !is2xx(ex));
+    t.expect('OA-WDW-014', winners.length <= 1 && others.every((ex) => ex.response.status >= 400 && ex.response.status < 500), {
+      documented: `of ${RACE_WIDTH} confirms of one signed withdrawal sent at once, at most one answers 2xx and the others a 4xx or 409`,
+      received: answers.map(failureOf), exchange: winners[1] ?? others[0],
+    });
+    const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    t.expect('OA-WDW-014', before - after === (winners.length === 1 ? amount : 0n) && after >= 0n, {
+      documented: `USDC totalBalance drops by ${amount} once (${winners.length} confirm answered 2xx)`, received: { before: before.toString(), after: after.toString() },
+    });
   },
 });
