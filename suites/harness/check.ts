@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ServiceClient, type Violation } from './client.ts';
 import { ControlAdapter } from './control.ts';
+import { noteCreated } from './ledger.ts';
 import { pacerFor } from './pacer.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, Skipped, type FailureDetail } from './failure.ts';
@@ -38,7 +39,10 @@ export class CheckContext {
   readonly control: ControlAdapter;
 
   constructor(readonly check: Check, readonly env: TargetEnv) {
-    const record = (e: Exchange) => this.exchanges.push(e);
+    const record = (e: Exchange) => {
+      this.exchanges.push(e);
+      noteCreated(e);
+    };
     const pacer = pacerFor(env.maxRps);
     const violation = (v: Violation) => this.violations.push(v);
     const orderHeaders: Record<string, string> = { accept: 'application/json' };

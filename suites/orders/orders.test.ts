@@ -1,4 +1,16 @@
+import { writeFileSync } from 'node:fs';
+import { afterAll, inject } from 'vitest';
 import { checkGroups } from '../index.ts';
 import { describeChecks } from '../harness/vitest.ts';
+import { cleanUpCreatedOrders, describeCleanup } from './cleanup.ts';
 
 for (const [group, checks] of Object.entries(checkGroups)) if (group.startsWith('orders/')) describeChecks(group, checks);
+
+// The end of a full run: what the run created is cancelled and withdrawn, after failures too (cleanup.ts).
+afterAll(async () => {
+  const env = inject('target');
+  if (env.profile !== 'full') return;
+  const report = await cleanUpCreatedOrders(env);
+  console.log(describeCleanup(report));
+  if (process.env.CONFORMANCE_CLEANUP_FILE) writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${JSON.stringify(report, null, 2)}\n`);
+}, 600_000);

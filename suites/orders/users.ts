@@ -68,11 +68,24 @@ export interface TestWallet {
   generated: boolean;
 }
 
+/** The wallets this process onboarded, by sub: the end-of-run cleanup signs their withdrawals (cleanup.ts). */
+const walletsBySub = new Map<string, Keypair>();
+
+export function walletOfSub(sub: string): Keypair | undefined {
+  return walletsBySub.get(sub);
+}
+
 /**
  * The wallet a check onboards: a fresh generated keypair when the target simulates the chain (`funding`), else the
  * run's TEST_WALLET_SECRET_KEY with a sub derived from it (so reruns repeat the same binding), else skipped.
  */
 export function testWallet(t: CheckContext): TestWallet {
+  const wallet = chooseWallet(t);
+  walletsBySub.set(wallet.sub, wallet.keypair);
+  return wallet;
+}
+
+function chooseWallet(t: CheckContext): TestWallet {
   if (t.control.has('funding')) return { keypair: Keypair.generate(), sub: randomToken('conformance-sub'), generated: true };
   const secret = t.env.credentials.walletSecretKey;
   if (!secret) t.skip('needs a wallet: TEST_WALLET_SECRET_KEY, or a target offering the funding capability (generated wallets)');
