@@ -279,7 +279,7 @@ export async function main(argv: string[]): Promise<number> {
 
     // Clear only what a run writes, so a report dir can hold other files (reports/README.md).
     for (const name of readdirSync(options.reportDir, { withFileTypes: true }).map((d) => d.name)) {
-      if (/^(matrix\.(json|md|html)|junit\.xml|allure-results|blob-.*\.json)$/.test(name)) rmSync(join(options.reportDir, name), { recursive: true, force: true });
+      if (/^(matrix\.(json|md|html)|junit\.xml|cleanup\.json|allure-results|blob-.*\.json)$/.test(name)) rmSync(join(options.reportDir, name), { recursive: true, force: true });
     }
     const { specHashes } = await import('../generators/index.ts');
     const run: Omit<RunInfo, 'finishedAt'> = {
@@ -291,8 +291,22 @@ export async function main(argv: string[]): Promise<number> {
       specHashes,
     };
     process.env.CONFORMANCE_TARGET = JSON.stringify(target);
+    // The orders file cleans up what a full run created and writes what it could not (suites/orders/cleanup.ts).
+    const cleanupFile = join(options.reportDir, 'cleanup.json');
+    process.env.CONFORMANCE_CLEANUP_FILE = cleanupFile;
     const shardTag = options.shard?.replace('/', '-of-');
     const { startVitest } = await import('vitest/node');
+    // Ctrl-C: the run is cancelled (the check under way finishes, the rest are skipped) and the cleanup of what it
+    // created still runs; a second Ctrl-C quits at once.
+    let running: { cancelCurrentRun(reason: 'keyboard-input'): Promise<void> } | undefined;
+    let interrupted = false;
+    const interrupt = () => {
+      interrupted = true;
+      console.error('\nconformance: interrupted: cancelling the run, then cleaning up what it created (Ctrl-C again to quit at once)');
+      process.once('SIGINT', () => process.exit(130));
+      void running?.cancelCurrentRun('keyboard-input');
+    };
+    process.once('SIGINT', interrupt);
     const vitest = await startVitest('test', [], {
       root: ROOT,
       project: 'conformance',
@@ -304,9 +318,17 @@ export async function main(argv: string[]): Promise<number> {
         ['junit', { outputFile: join(options.reportDir, 'junit.xml') }],
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
         [join(ROOT, 'suites/harness/matrix-reporter.ts'), { reportDir: options.reportDir, run, version: VERSION }],
+        {
+          onInit: (instance: NonNullable<typeof running>) => {
+            running = instance;
+            // vitest's own SIGINT handler exits at once; a run cancelled by ours ends with its cleanup instead.
+            for (const listener of process.listeners('SIGINT')) if (listener !== interrupt) process.removeListener('SIGINT', listener);
+          },
+        },
         ...(options.shard ? [['blob', { outputFile: join(options.reportDir, `blob-${shardTag}.json`) }] as [string, Record<string, unknown>]] : []),
       ],
     });
+    process.removeListener('SIGINT', interrupt);
     await vitest?.close();
     const matrixFile = join(options.reportDir, 'matrix.json');
     if (!existsSync(matrixFile)) {
@@ -315,6 +337,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     const matrix = JSON.parse(readFileSync(matrixFile, 'utf8')) as Matrix;
     printSummary(matrix, options.reportDir);
+    if (existsSync(cleanupFile)) {
+      const { describeCleanup } = await import('../suites/orders/cleanup.ts');
+      console.log(`  ${describeCleanup(JSON.parse(readFileSync(cleanupFile, 'utf8')))}`.replace(/\n/g, '\n  '));
+    }
+    if (interrupted) {
+      console.error('conformance: interrupted: the verdicts above cover only the checks that ran before Ctrl-C');
+      return 130;
+    }
     return matrix.summary.verdict === 'pass' ? 0 : 1;
   } finally {
     await server?.close();

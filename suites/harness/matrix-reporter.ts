@@ -1,4 +1,4 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestModule, TestRunEndReason } from 'vitest/node';
 import { allChecks } from '../index.ts';
 import { buildMatrix, writeMatrix, type RunInfo } from './matrix.ts';
 import type { CheckResult } from './runner.ts';
@@ -13,7 +13,7 @@ export interface MatrixReporterOptions {
 export default class MatrixReporter implements Reporter {
   constructor(private readonly options: MatrixReporterOptions) {}
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, _errors: unknown, reason: TestRunEndReason): void {
     const results: CheckResult[] = [];
     for (const module of testModules) {
       for (const test of module.children.allTests()) {
@@ -22,6 +22,6 @@ export default class MatrixReporter implements Reporter {
       }
     }
     const run: RunInfo = { ...this.options.run, finishedAt: new Date().toISOString() };
-    writeMatrix(this.options.reportDir, buildMatrix(results, allChecks, run, this.options.version));
+    writeMatrix(this.options.reportDir, buildMatrix(results, allChecks, run, this.options.version, reason === 'interrupted'));
   }
 }

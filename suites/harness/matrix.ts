@@ -37,7 +37,8 @@ export interface Matrix {
   suite: { name: string; version: string };
   run: RunInfo;
   summary: {
-    verdict: 'pass' | 'fail';
+    /** `interrupted`: the run was cancelled (Ctrl-C); the verdicts cover only the checks that ran. */
+    verdict: 'pass' | 'fail' | 'interrupted';
     checks: Record<Verdict, number>;
     gatingFailures: number;
     nonGatingFailures: number;
@@ -86,7 +87,7 @@ function ruleVerdict(rule: Rule, results: CheckResult[], covered: boolean): Rule
   return 'not-run';
 }
 
-export function buildMatrix(results: CheckResult[], allChecks: readonly Check[], run: RunInfo, version: string): Matrix {
+export function buildMatrix(results: CheckResult[], allChecks: readonly Check[], run: RunInfo, version: string, interrupted = false): Matrix {
   const { rules } = loadCatalogue();
   const { rows, uncovered } = coverage(allChecks);
   const uncoveredSet = new Set(uncovered);
@@ -107,7 +108,7 @@ export function buildMatrix(results: CheckResult[], allChecks: readonly Check[],
     suite: { name: 'solana-trading-conformance', version },
     run,
     summary: {
-      verdict: gatingFailures > 0 ? 'fail' : 'pass',
+      verdict: gatingFailures > 0 ? 'fail' : interrupted ? 'interrupted' : 'pass',
       checks,
       gatingFailures,
       nonGatingFailures: checks.fail - gatingFailures,
@@ -135,7 +136,7 @@ function cell(s: string): string {
 export function renderMarkdown(m: Matrix): string {
   const t = m.run.target;
   const lines = [
-    `# Conformance matrix — ${m.summary.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
+    `# Conformance matrix — ${m.summary.verdict.toUpperCase()}`,
     '',
     `| | |`, `|---|---|`,
     `| Orders URL | ${t.ordersUrl}${t.embedded ? ' (embedded reference server)' : ''} |`,
@@ -180,7 +181,7 @@ const COLORS: Record<RuleVerdict, string> = {
 
 export function renderHtml(m: Matrix): string {
   const t = m.run.target;
-  const badge = (v: RuleVerdict) => `<span class="b" style="background:${COLORS[v]}">${v}</span>`;
+  const badge = (v: RuleVerdict | 'interrupted') => `<span class="b" style="background:${COLORS[v === 'interrupted' ? 'skipped' : v]}">${v}</span>`;
   const rows = m.rules.map((r) => `<tr class="v-${r.verdict}"><td><code>${r.id}</code></td><td>${r.level}</td><td>${r.basis}</td><td>${badge(r.verdict)}</td>` +
     `<td>${r.checks.map((c) => `<div>${esc(c.name)}: ${badge(c.verdict)}${c.message && c.verdict !== 'pass' ? `<details><summary>details</summary><pre>${esc(c.message)}</pre></details>` : ''}</div>`).join('')}</td>` +
     `<td>${esc(r.statement)}</td></tr>`).join('\n');

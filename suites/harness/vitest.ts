@@ -17,6 +17,18 @@ declare module 'vitest' {
 
 let secretsRegistered = false;
 
+/** The check under way, if any: a cancelled run (Ctrl-C) may reach its afterAll hooks before it settles. */
+let inFlight: Promise<unknown> = Promise.resolve();
+
+/** Settles once no check of this worker is running. */
+export function checksSettled(): Promise<unknown> {
+  return inFlight.catch(() => undefined);
+}
+
+// A Ctrl-C in the terminal reaches this worker too: the CLI cancels the run instead (bin/conformance.ts), so the
+// worker lives on to finish the check under way and to clean up what the run created (suites/orders/cleanup.ts).
+process.on('SIGINT', () => {});
+
 /** The vitest test name of a check: the fact, then the rule ids it cites (so --grep matches either). */
 export function testName(check: Check): string {
   return `${check.name} [${check.rules.join(' ')}]`;
@@ -36,7 +48,9 @@ export function describeChecks(title: string, checks: readonly Check[]): void {
           registerEnvSecrets(env);
           secretsRegistered = true;
         }
-        const result = await runCheck(check, env);
+        const running = runCheck(check, env);
+        inFlight = running;
+        const result = await running;
         ctx.task.meta.conformance = result;
         const catalogue = loadCatalogue();
         await allure.epic(check.service === 'orders' ? 'Order Automation Service' : 'Swap Quote Service');

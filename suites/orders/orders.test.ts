@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, inject } from 'vitest';
 import { checkGroups } from '../index.ts';
-import { describeChecks } from '../harness/vitest.ts';
+import { checksSettled, describeChecks } from '../harness/vitest.ts';
 import { cleanUpCreatedOrders, describeCleanup } from './cleanup.ts';
 
 for (const [group, checks] of Object.entries(checkGroups)) if (group.startsWith('orders/')) describeChecks(group, checks);
@@ -10,6 +10,7 @@ for (const [group, checks] of Object.entries(checkGroups)) if (group.startsWith(
 afterAll(async () => {
   const env = inject('target');
   if (env.profile !== 'full') return;
+  await checksSettled();
   const report = await cleanUpCreatedOrders(env);
   console.log(describeCleanup(report));
   if (process.env.CONFORMANCE_CLEANUP_FILE) writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${JSON.stringify(report, null, 2)}\n`);
