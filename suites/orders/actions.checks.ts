@@ -390,27 +390,6 @@ export const inFlightResolves = defineCheck({
   },
 });
 
-export const actionsReplayed = defineCheck({
-  name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
-  service: 'orders',
-  rules: ['OA-IDEM-001'],
-  profile: 'full',
-  needs: ['funding'],
-  async run(t: CheckContext) {
-    const { user, created } = await userWithOrder(t);
-    for (const action of ['pause', 'cancel'] as const) {
-      const headers = { 'X-Idempotency-Key': `conformance-${action}-${created.orderId}` };
-      const send = () => asUser(t, user.sub, { method: 'POST', path: `/orders/${created.orderId}/${action}`, json: action === 'cancel' ? { withdraw: false } : {}, headers, retry: false });
-      const first = await send();
-      if (!is2xx(first)) throw new SetupFailed(`${action} answered ${first.response.status}`, first);
-      const replay = await send();
-      t.expect('OA-IDEM-001', replay.response.status === first.response.status && JSON.stringify(replay.response.body) === JSON.stringify(first.response.body), {
-        documented: `the same key and body replay the cached ${action} answer (${first.response.status}) instead of running it again`, received: failureOf(replay), exchange: replay,
-      });
-    }
-  },
-});
-
 export const actionsOnOthersOrders = defineCheck({
   name: 'actions-on-an-unknown-or-another-users-order-are-not-found',
   service: 'orders',

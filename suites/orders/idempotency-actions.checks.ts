@@ -10,12 +10,12 @@ import { abandonLater, bucket, builtTransaction, cancelledOrder, orderWithdraw, 
 
 /**
  * Idempotent replay (Limits: Idempotency 1 and 4) of the listed POSTs whose replay is observably different from running
- * the action again: resume and retry (run again they answer a 4xx: the order is already active), the DCA modify
+ * the action again: pause, cancel, resume and retry (run again they answer a 4xx: the order is already in its new state), the DCA modify
  * confirm (run again it fails: the modification lock is consumed), and the two withdrawal confirms (run again they
  * would move the funds twice, or refuse). Each sends the same key and body twice and expects the cached 2xx back,
  * status and body, with no second effect.
  *
- * Covered elsewhere: intent and confirm (idempotency.checks.ts), pause and cancel (actions.checks.ts), POST
+ * Covered elsewhere: intent and confirm (idempotency.checks.ts), POST
  * /withdraw/transaction (withdrawals.checks.ts). Not checked: POST /orders/{id}/withdraw/abandon (idempotent by
  * itself: running it again answers like the replay) and POST /orders/{id}/withdraw (the order-level build is "safe to
  * retry": a repeat returns the pending withdrawal), where a replay and a second run cannot be told apart.
@@ -46,6 +46,19 @@ async function expectReplay(t: CheckContext, send: () => Promise<Exchange>, what
     received: failureOf(replay), exchange: replay,
   });
 }
+
+export const pauseAndCancelReplayed = defineCheck({
+  name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
+  service: 'orders',
+  rules: ['OA-IDEM-001'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await userWithOrder(t);
+    await expectReplay(t, keyedPost(t, user, `/orders/${created.orderId}/pause`, {}), 'pause of an active order', 'a pause of a paused order is a 4xx');
+    await expectReplay(t, keyedPost(t, user, `/orders/${created.orderId}/cancel`, { withdraw: false }), 'cancel of a paused order', 'a cancel of a cancelled order is NOT_CANCELLABLE');
+  },
+});
 
 export const resumeReplayed = defineCheck({
   name: 'resume-repeated-with-the-same-idempotency-key-replays-its-answer',
