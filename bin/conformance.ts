@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
 import type { Matrix, RunInfo } from '../suites/harness/matrix.ts';
+import { DEFAULT_MAX_CONCURRENCY } from '../suites/harness/pacer.ts';
 import type { TargetConfig } from '../suites/harness/target.ts';
 import { PROFILES, type Profile } from '../suites/harness/types.ts';
 import { orderTemplates } from '../suites/orders/templates.ts';
@@ -35,6 +36,7 @@ Run:
   --timeout MS          per-request timeout (default 30000)        [CONFORMANCE_TIMEOUT_MS]
   --max-rps N           request budget, requests per second (default 10 on a given target, none on the
                         embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
+  --max-concurrency N   requests in flight at once, at most (default 8; 0 = no cap) [CONFORMANCE_MAX_CONCURRENCY]
   --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
   --mutant NAME         embedded server only: start it with one deliberate defect
   --variant NAME        embedded server only: start it with one benign variation
@@ -89,6 +91,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' }, 'gateway-url': { type: 'string' },
         profile: { type: 'string' }, seed: { type: 'string' }, 'report-dir': { type: 'string' }, grep: { type: 'string' },
         shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' }, 'max-rps': { type: 'string' },
+        'max-concurrency': { type: 'string' },
         'expected-providers': { type: 'string' }, mutant: { type: 'string' }, variant: { type: 'string' },
         'merge-reports': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
@@ -129,6 +132,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
       timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
       maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
+      maxConcurrency: parseInteger('--max-concurrency', str('max-concurrency', 'CONFORMANCE_MAX_CONCURRENCY'), 0) ?? DEFAULT_MAX_CONCURRENCY,
       expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
     },
     reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? join(ROOT, 'reports')),

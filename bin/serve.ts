@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 /**
- * `npm run serve -- --port N [--mutant NAME] [--variant NAME] [--environment staging|production]`
+ * `npm run serve -- --port N [--mutant NAME] [--variant NAME] [--environment staging|production] [--latency-ms MIN-MAX] [--flaky]`
  *
  * Starts the reference server (both services and the control API on one port of 127.0.0.1) and prints one JSON line
  * with its URLs once listening: `orders`, `quotes` (the key path), `gateway` (the distributor path's {gateway_url}),
  * `control`, and the mutant and variant (or null). `--list-mutants` prints the mutant catalogue (name, rule, description; tab-separated,
  * one per line) and `--list-variants` the benign variants (name, description). Bad options: one line on stderr, exit 2.
+ * Transport conditions (fixtures/server/transport.ts), to try a client or the suite on a slow or flaky deployment:
+ * `--latency-ms 100-300` (or one number) makes every request wait a delay in that range; `--flaky` answers some order
+ * GETs 503 RPC_UNAVAILABLE or drops their connection before they are handled, as the documents allow.
  */
 import { parseArgs } from 'node:util';
 import { mutants, variants } from '../fixtures/mutants/index.ts';
@@ -28,6 +31,8 @@ function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: b
         mutant: { type: 'string' },
         variant: { type: 'string' },
         environment: { type: 'string' },
+        'latency-ms': { type: 'string' },
+        flaky: { type: 'boolean' },
         'list-mutants': { type: 'boolean' },
         'list-variants': { type: 'boolean' },
       },
@@ -50,8 +55,18 @@ function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: b
   if (values.variant !== undefined && !variants.some((v) => v.name === values.variant)) {
     usage(`unknown variant "${values.variant}"; valid variants: ${variants.map((v) => v.name).join(', ')}`);
   }
+  let latencyMs: [number, number] | undefined;
+  if (values['latency-ms'] !== undefined) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(values['latency-ms']);
+    const min = Number(m?.[1]);
+    const max = m?.[2] === undefined ? min : Number(m[2]);
+    if (!m || max < min || max > 60_000) usage(`--latency-ms must be MIN-MAX or one number of ms, 0 to 60000, got "${values['latency-ms']}"`);
+    latencyMs = [min, max];
+  }
   return {
     port,
+    latencyMs,
+    flaky: values.flaky ?? false,
     mutant: values.mutant,
     variant: values.variant,
     environment,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ServiceClient, type Violation } from './client.ts';
 import { ControlAdapter } from './control.ts';
 import { noteCreated } from './ledger.ts';
-import { pacerFor } from './pacer.ts';
+import { concurrencyLimitFor, DEFAULT_MAX_CONCURRENCY, pacerFor } from './pacer.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, Skipped, type FailureDetail } from './failure.ts';
 import type { Capability, Profile, ServiceName, TargetEnv } from './types.ts';
@@ -44,16 +44,17 @@ export class CheckContext {
       noteCreated(e);
     };
     const pacer = pacerFor(env.maxRps);
+    const limit = concurrencyLimitFor(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
     const violation = (v: Violation) => this.violations.push(v);
     const orderHeaders: Record<string, string> = { accept: 'application/json' };
     if (env.credentials.ordersApiKey) orderHeaders['X-Service-Key'] = env.credentials.ordersApiKey;
     const quoteHeaders: Record<string, string> = { accept: 'application/json' };
     if (env.credentials.quotesApiKey) quoteHeaders['x-api-key'] = env.credentials.quotesApiKey;
-    this.orders = new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation, pacer });
-    this.quotes = new ServiceClient({ service: 'quotes', baseUrl: env.quotesUrl, timeoutMs: env.timeoutMs, defaultHeaders: quoteHeaders, record, violation, pacer });
+    this.orders = new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation, pacer, limit });
+    this.quotes = new ServiceClient({ service: 'quotes', baseUrl: env.quotesUrl, timeoutMs: env.timeoutMs, defaultHeaders: quoteHeaders, record, violation, pacer, limit });
     if (env.gatewayUrl && env.credentials.quotesJwt) {
       this.gateway = new ServiceClient({
-        service: 'quotes', baseUrl: env.gatewayUrl, timeoutMs: env.timeoutMs, record, violation, pacer, errorBodies: 'status-only',
+        service: 'quotes', baseUrl: env.gatewayUrl, timeoutMs: env.timeoutMs, record, violation, pacer, limit, errorBodies: 'status-only',
         defaultHeaders: { authorization: `Bearer ${env.credentials.quotesJwt}` },
       });
     }

@@ -4,7 +4,7 @@ import { findOperation, getOperation, validateResponse, type Service } from '../
 import type { Exchange, RecordedResponse } from './exchange.ts';
 import { ConformanceFailure, SetupFailed, type FailureDetail } from './failure.ts';
 import { parseJsonExact } from './json-exact.ts';
-import type { Pacer } from './pacer.ts';
+import type { ConcurrencyLimit, Pacer } from './pacer.ts';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -24,7 +24,12 @@ export interface RequestSpec {
   operationId?: string;
   /** Validate the response against the spec (default true). */
   validate?: boolean;
-  /** Retry as the documents' handling rules say (default true). Checks that observe 409/429/5xx turn it off. */
+  /**
+   * Retry as the documents' handling rules say (default true). Checks that observe 409/429/5xx turn it off. Even
+   * then a GET or HEAD is retried on a dropped connection, and on the order service on a 5xx (handling rule 3: "5xx
+   * and 503 are retryable"; a safe method changes nothing): a passing outage is not judged, a lasting 5xx comes back
+   * on every attempt and is returned as it is.
+   */
   retry?: boolean;
   timeoutMs?: number;
 }
@@ -49,6 +54,8 @@ export interface ClientOptions {
   errorBodies?: 'validate' | 'status-only';
   /** The request budget every attempt waits for (--max-rps). */
   pacer?: Pacer;
+  /** The cap on requests in flight at once, shared by every client of the run (--max-concurrency). */
+  limit?: ConcurrencyLimit;
   /** Pause between retries; replaced in unit tests. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -100,22 +107,48 @@ function buildQuery(query: RequestSpec['query']): string {
   return s ? `?${s}` : '';
 }
 
+/**
+ * The wait a `retry-after` header asks for, in ms: delay-seconds (what the quote document names) or an HTTP-date
+ * (RFC 9110). Undefined when absent, malformed, or longer than the suite waits (30 s): then the 429 is returned.
+ */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
+  else {
+    const at = Date.parse(text);
+    if (!Number.isFinite(at) || !/[a-z]/i.test(text)) return undefined;
+    ms = Math.max(0, at - now);
+  }
+  return ms <= MAX_RETRY_AFTER_S * 1000 ? ms : undefined;
+}
+
 /** Should this answer be retried under the documents' handling rules? Returns the wait in ms, or undefined. */
 export function retryDelay(service: Service, method: string, headers: Record<string, string>, status: number,
-  responseHeaders: Record<string, string>, attempt: number): number | undefined {
+  responseHeaders: Record<string, string>, attempt: number, now = Date.now()): number | undefined {
   if (attempt > MAX_RETRIES) return undefined;
   // Orders, handling rule 3: retried submit-style POSTs carry an X-Idempotency-Key; never retry a POST without one.
   const safe = method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === 'x-idempotency-key');
   if (status === 429) {
-    // Quotes, platform codes: wait the number of seconds in retry-after.
-    const after = Number(responseHeaders['retry-after']);
-    if (!Number.isFinite(after) || after < 0 || after > MAX_RETRY_AFTER_S) return undefined;
-    return after * 1000;
+    // Quotes, platform codes: wait the number of seconds in retry-after (a 429 was not served, so any method).
+    return retryAfterMs(responseHeaders['retry-after'], now);
   }
   if (!safe) return undefined;
   if (service === 'orders' && status === 409) return 1000 * attempt; // Orders, handling rule 2: back off and retry.
   if (status >= 500) return 250 * attempt; // Orders, handling rule 3: 5xx and 503 are retryable.
   return undefined;
+}
+
+/**
+ * The retries a check cannot turn off (`retry: false`): a GET or HEAD to the order service answered 5xx. Handling
+ * rule 3 makes every 5xx retryable and a safe method changes nothing, so a passing outage (a 503 RPC_UNAVAILABLE
+ * from a flaky deployment) is never judged; a lasting one (`500 RPC_ERROR` while the chain is down) comes back on
+ * every attempt and the check sees it.
+ */
+export function transientRetryDelay(service: Service, method: string, status: number, attempt: number): number | undefined {
+  if (attempt > MAX_RETRIES || service !== 'orders' || (method !== 'GET' && method !== 'HEAD')) return undefined;
+  return status >= 500 ? 250 * attempt : undefined;
 }
 
 function isConnectionError(e: unknown): boolean {
@@ -155,15 +188,20 @@ export class ServiceClient {
       let status: number;
       let responseHeaders: Record<string, string>;
       let raw: Buffer;
-      await this.opts.pacer?.slot();
+      // One place among the requests in flight (--max-concurrency), then the rate budget (--max-rps): the place is
+      // held for this attempt only, never across a retry pause.
+      const release = (await this.opts.limit?.acquire()) ?? (() => {});
       try {
+        await this.opts.pacer?.slot();
         // The whole exchange, body included, within timeoutMs (undici's own timers tick coarsely).
         const signal = AbortSignal.timeout(timeoutMs);
         const res = await undiciRequest(url, { method, headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
         status = res.statusCode;
         responseHeaders = flatHeaders(res.headers);
         raw = Buffer.from(await res.body.arrayBuffer());
+        release();
       } catch (e) {
+        release();
         if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || (e as Error).name === 'TimeoutError') {
           const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
           throw new ConformanceFailure(rule, {
@@ -186,7 +224,9 @@ export class ServiceClient {
         durationMs: Date.now() - started,
         attempts: attempt,
       };
-      const wait = spec.retry === false ? undefined : retryDelay(this.opts.service, method, headers, status, responseHeaders, attempt);
+      const wait = spec.retry === false
+        ? transientRetryDelay(this.opts.service, method, status, attempt)
+        : retryDelay(this.opts.service, method, headers, status, responseHeaders, attempt);
       if (wait !== undefined) {
         this.opts.record(exchange);
         await sleep(wait);

@@ -1,6 +1,7 @@
 import type { Exchange } from './exchange.ts';
 import { ServiceClient } from './client.ts';
 import { SetupFailed, Unsupported } from './failure.ts';
+import { registerSecret } from './redact.ts';
 import { CAPABILITIES, type Capability } from './types.ts';
 
 export interface QuoteKeyPlan { rps?: number; monthlyAllowance?: number; organizationId?: string; state?: 'active' | 'revoked' }
@@ -21,6 +22,29 @@ export interface Faults {
 }
 
 /**
+ * The placeholders of the secrets the control API mints during a run (a reproduction shows `$PROVISIONED_ORDERS_KEY`).
+ * Each is registered in the process that minted it, before any text can hold it: checks run in vitest workers, and
+ * a worker redacts its results before they travel to the main process (runner.ts).
+ */
+export const MINTED_SECRET = {
+  ordersKey: 'PROVISIONED_ORDERS_KEY',
+  quotesKey: 'PROVISIONED_QUOTES_KEY',
+  quotesJwt: 'PROVISIONED_QUOTES_JWT',
+} as const;
+
+/**
+ * Register the secrets a control answer carries (`apiKey` of POST /tenants, /tenants/{id}/keys and /quote-keys; `jwt`
+ * of POST /quote-jwts), whatever its status and shape: an answer that breaks the control spec is quoted in a
+ * SetupFailed, so it is registered before that is thrown.
+ */
+export function registerMintedSecrets(path: string, body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const { apiKey, jwt } = body as { apiKey?: unknown; jwt?: unknown };
+  if (typeof apiKey === 'string') registerSecret(apiKey, /\/quote-keys\/?$/.test(path) ? MINTED_SECRET.quotesKey : MINTED_SECRET.ordersKey);
+  if (typeof jwt === 'string') registerSecret(jwt, MINTED_SECRET.quotesJwt);
+}
+
+/**
  * The host adapter (STYLE.md 5): every privileged action on the target goes through here, over the control API
  * of specs/control.openapi.yaml. A call needing a capability the target lacks throws Unsupported.
  */
@@ -32,7 +56,11 @@ export class ControlAdapter {
     if (controlUrl) {
       this.client = new ServiceClient({
         service: 'control', baseUrl: controlUrl, timeoutMs, defaultHeaders: { accept: 'application/json' }, record,
-        violation: (v) => { throw new SetupFailed(`control API answer does not match specs/control.openapi.yaml: ${JSON.stringify(v.detail.received)}`, v.detail.exchange); },
+        violation: (v) => {
+          const ex = v.detail.exchange;
+          if (ex) registerMintedSecrets(new URL(ex.request.url).pathname, ex.response.body);
+          throw new SetupFailed(`control API answer does not match specs/control.openapi.yaml: ${JSON.stringify(v.detail.received)}`, v.detail.exchange);
+        },
       });
     }
   }
@@ -56,6 +84,7 @@ export class ControlAdapter {
   private async call(method: string, path: string, json?: unknown): Promise<unknown> {
     if (!this.client) throw new Unsupported('control');
     const ex = await this.client.request({ method, path, json, retry: false });
+    registerMintedSecrets(path, ex.response.body);
     if (ex.response.status >= 300) {
       throw new SetupFailed(`control ${method} ${path} answered ${ex.response.status}: ${JSON.stringify(ex.response.body)}`, ex);
     }

@@ -35,8 +35,26 @@ function summarize(exchanges: Exchange[]): string[] {
   return exchanges.map((e) => `${toCurl(e.request)}\n# -> ${e.response.status} ${e.response.mediaType ?? ''}`);
 }
 
+/**
+ * Every text of a result, redacted once more at the end: a result leaves the worker it ran in (vitest task meta, a
+ * thrown error, a skip reason, an Allure attachment), and the secrets minted during the check (control.ts) are
+ * registered only here, in this process.
+ */
+function redacted(result: CheckResult): CheckResult {
+  return {
+    ...result,
+    notes: result.notes.map(redact),
+    ...(result.message === undefined ? {} : { message: redact(result.message) }),
+    ...(result.reproductions === undefined ? {} : { reproductions: result.reproductions.map(redact) }),
+  };
+}
+
 /** Run one check against the target described by `env` and decide its verdict (STYLE.md 4). */
 export async function runCheck(check: Check, env: TargetEnv): Promise<CheckResult> {
+  return redacted(await decide(check, env));
+}
+
+async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
   const catalogue = loadCatalogue();
   const base = { check: check.name, service: check.service, rules: [...check.rules], notes: [] as string[] };
   if (!profileIncludes(env.profile, check.profile)) {

@@ -15,6 +15,8 @@ export interface TargetConfig {
   numRuns: number;
   timeoutMs: number;
   maxRps: number;
+  /** Requests in flight at once; 0 = no cap; absent = the default (8). */
+  maxConcurrency?: number;
   expectedProviders: number;
   credentials: Credentials;
 }
@@ -34,14 +36,34 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): Creden
   return out;
 }
 
-/** Any HTTP answer means reachable; a refused or dropped connection or no answer in time does not. */
+/** Why a probe got no answer, in words (the code stays in brackets for a search). */
+function unreachableReason(e: unknown, timeoutMs: number): string {
+  const raw = (e as { code?: unknown }).code;
+  const code = typeof raw === 'string' ? raw : undefined; // a DOMException's code is a number
+  const name = (e as Error).name;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || name === 'TimeoutError' || name === 'AbortError') {
+    return `no answer within ${timeoutMs} ms${code ? ` (${code})` : ''}: the connection was accepted but nothing answered`;
+  }
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'connection refused', ECONNRESET: 'connection reset', UND_ERR_SOCKET: 'connection closed without an answer',
+    UND_ERR_CLOSED: 'connection closed without an answer', ENOTFOUND: 'host not found', EAI_AGAIN: 'host name lookup failed',
+    EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', ETIMEDOUT: 'connection timed out',
+    UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  };
+  return code ? `${words[code] ?? (e as Error).message} (${code})` : (e as Error).message;
+}
+
+/**
+ * Any HTTP answer means reachable; a refused or dropped connection or no answer in time does not. The whole probe,
+ * connect included, ends within `timeoutMs` (undici's own timers tick coarsely and a connect may wait longer).
+ */
 export async function probe(url: string, timeoutMs: number): Promise<void> {
   try {
-    const res = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const signal = AbortSignal.timeout(timeoutMs);
+    const res = await request(url, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     await res.body.dump();
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new TargetUnreachable(`${url} could not be reached (${code ?? (e as Error).message})`);
+    throw new TargetUnreachable(`${url} could not be reached: ${unreachableReason(e, timeoutMs)}`);
   }
 }
 

@@ -33,6 +33,11 @@ export interface TargetEnv {
   timeoutMs: number;
   /** Request budget in requests per second for the whole run; 0 = none (--max-rps). */
   maxRps: number;
+  /**
+   * At most this many requests in flight at once from the process; 0 = no cap (--max-concurrency). Absent: the
+   * default of pacer.ts (8).
+   */
+  maxConcurrency?: number;
   /** Expected number of key-path providers (a product fact that may change; default 2). */
   expectedProviders: number;
   /** What the target's /api/v1/info answered at start, for the report. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { defineCheck, type CheckContext } from '../../suites/harness/check.ts';
+import { ControlAdapter } from '../../suites/harness/control.ts';
 import { normalizeMsgpack, retryDelay, ServiceClient } from '../../suites/harness/client.ts';
 import { toCurl } from '../../suites/harness/curl.ts';
 import { ConformanceFailure, formatFailure } from '../../suites/harness/failure.ts';
@@ -10,6 +11,7 @@ import { buildMatrix, renderMarkdown } from '../../suites/harness/matrix.ts';
 import { clearSecrets, redact, registerSecret } from '../../suites/harness/redact.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
+import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { decodeImage, parseDataUri } from '../../suites/shared/image.ts';
 import { parseCli, UsageError } from '../../bin/conformance.ts';
 
@@ -21,6 +23,87 @@ describe('redaction and reproductions', () => {
     expect(curl).toContain('"x-api-key: $QUOTES_API_KEY"');
     expect(redact('key=sk-live-abcdef123456')).toBe('key=$QUOTES_API_KEY');
     clearSecrets();
+  });
+
+  test('credential headers and ?auth= never show a value the run did not register; registered ones keep their $NAME', () => {
+    registerSecret('jwt.registered.signature0123', 'QUOTES_JWT');
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLW5ldmVyLXJlZ2lzdGVyZWQ';
+    const curl = toCurl({
+      method: 'POST', url: `http://127.0.0.1:9/gateway/api/v1/quote/swap?amount=1&auth=${jwt}&key=raw-key-in-query`,
+      headers: {
+        'X-Service-Key': 'sk-unregistered-0123456789', 'x-api-key': 'qk-unregistered-0123456789', authorization: `Bearer ${jwt}`,
+        'Proxy-Authorization': 'Basic dXNlcjpwYXNz', 'X-Service-User': 'conformance-sub-1', accept: 'application/json',
+      },
+      body: '{"a":1}',
+    });
+    for (const raw of ['sk-unregistered', 'qk-unregistered', jwt, jwt.split('.')[2]!, 'raw-key-in-query', 'dXNlcjpwYXNz']) expect(curl).not.toContain(raw);
+    expect(curl).toContain('"X-Service-Key: $UNREGISTERED_SECRET"');
+    expect(curl).toContain('"x-api-key: $UNREGISTERED_SECRET"');
+    expect(curl).toContain('"authorization: Bearer $UNREGISTERED_SECRET"');
+    expect(curl).toContain('"Proxy-Authorization: Basic $UNREGISTERED_SECRET"');
+    expect(curl).toContain('amount=1&auth=$UNREGISTERED_SECRET&key=$UNREGISTERED_SECRET');
+    expect(curl).toContain(`'X-Service-User: conformance-sub-1'`);
+    expect(curl).toMatch(/# \$UNREGISTERED_SECRET: a credential this run did not register/);
+    // Registered: the reproduction runs once the variable is exported; an empty credential carries nothing.
+    const known = toCurl({ method: 'GET', url: 'http://127.0.0.1:9/api/v1/info?auth=jwt.registered.signature0123',
+      headers: { authorization: 'Bearer jwt.registered.signature0123', 'x-api-key': '' } });
+    expect(known).toContain('"authorization: Bearer $QUOTES_JWT"');
+    expect(known).toContain('?auth=$QUOTES_JWT');
+    expect(known).toContain(`'x-api-key: '`);
+    expect(known).not.toContain('UNREGISTERED');
+    // The run's JWT with one character altered is no more printable than the JWT itself.
+    expect(toCurl({ method: 'GET', url: 'http://127.0.0.1:9/x', headers: { authorization: 'Bearer jwt.registered.Aignature0123' } })).not.toContain('ignature0123');
+    // The exchange line of a failure report shows its URL through the same redaction.
+    const f = new ConformanceFailure('Q-INFO-003', { documented: 'x', exchange: {
+      service: 'quotes', request: { method: 'GET', url: `http://127.0.0.1:9/gateway/api/v1/info?auth=${jwt}`, headers: {} },
+      response: { status: 401, headers: {}, body: undefined, raw: Buffer.alloc(0) }, durationMs: 1, attempts: 1,
+    } });
+    expect(formatFailure(f, 'a-check')).not.toContain(jwt.split('.')[2]!);
+    // Prose about the parameter is not a credential.
+    for (const prose of ['sent as Bearer or ?auth=, without x-api-key', 'the query parameter ?auth=<JWT>.', '`?auth=`']) expect(redact(prose)).toBe(prose);
+    clearSecrets();
+  });
+
+  test('secrets minted through the control adapter are registered where they are minted, and never reach a result', async () => {
+    const server = await startReferenceServer({ port: 0 });
+    try {
+      const adapter = new ControlAdapter(server.controlUrl, ['tenants', 'quote-keys'], 5000);
+      const tenant = await adapter.createTenant();
+      const revoked = await adapter.createKey(tenant.tenantId, 'revoked');
+      const quoteKey = await adapter.issueQuoteKey({});
+      const { jwt } = await adapter.createQuoteJwt({});
+      expect(redact(`${tenant.apiKey} ${revoked}`)).toBe('$PROVISIONED_ORDERS_KEY $PROVISIONED_ORDERS_KEY');
+      expect(redact(quoteKey.apiKey)).toBe('$PROVISIONED_QUOTES_KEY');
+      expect(redact(jwt)).toBe('$PROVISIONED_QUOTES_JWT');
+      clearSecrets();
+
+      // A check that mints a tenant and fails on an exchange sent with its key: the reproduction names the placeholder.
+      const env: TargetEnv = {
+        ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl, capabilities: ['tenants', 'quote-keys'],
+        credentials: {}, profile: 'full', seed: 1, numRuns: 5, strict: false, timeoutMs: 5000, maxRps: 0, expectedProviders: 2,
+      };
+      const minted: string[] = [];
+      const result = await runCheck(defineCheck({
+        name: 'a-minting-check', service: 'orders', rules: ['OA-AUTH-010'], profile: 'full', needs: ['tenants'],
+        async run(t: CheckContext) {
+          const { apiKey } = await t.control.createTenant();
+          const { jwt: token } = await t.control.createQuoteJwt();
+          minted.push(apiKey, token);
+          t.note(`minted ${apiKey}`);
+          const ex = await t.orders.request({ path: '/health', headers: { 'X-Service-Key': apiKey }, validate: false });
+          t.expect('OA-AUTH-010', false, { documented: 'x', received: { apiKey, token }, exchange: ex });
+        },
+      }), env);
+      expect(result.verdict).toBe('fail');
+      const text = JSON.stringify(result);
+      for (const secret of minted) expect(text).not.toContain(secret);
+      expect(result.reproductions?.join('\n')).toMatch(/"X-Service-Key: \$PROVISIONED_ORDERS_KEY"/);
+      expect(result.message).toMatch(/\$PROVISIONED_QUOTES_JWT/);
+      expect(result.notes).toEqual(['minted $PROVISIONED_ORDERS_KEY']);
+    } finally {
+      clearSecrets();
+      await server.close();
+    }
   });
 
   test('a failure names the rule, what was documented, what was received, and ends with curl and seed', () => {

@@ -1,0 +1,291 @@
+/**
+ * The run's request budget (suites/harness/pacer.ts, obeyed by suites/harness/client.ts): at most --max-rps
+ * requests per second, at most --max-concurrency in flight at once, and a 429's retry-after waited out.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseCli, UsageError } from '../../bin/conformance.ts';
+import { defineCheck } from '../../suites/harness/check.ts';
+import { retryAfterMs, retryDelay, ServiceClient, transientRetryDelay, type ClientOptions } from '../../suites/harness/client.ts';
+import { ConcurrencyLimit, DEFAULT_MAX_CONCURRENCY, Pacer } from '../../suites/harness/pacer.ts';
+import { runCheck } from '../../suites/harness/runner.ts';
+import type { TargetEnv } from '../../suites/harness/types.ts';
+
+/** Fake time: `sleep` waits until `advance` moves the clock past its deadline. */
+class FakeTime {
+  now = 0;
+  private timers: Array<{ at: number; resolve: () => void }> = [];
+  readonly clock = () => this.now;
+  readonly sleep = (ms: number) => new Promise<void>((resolve) => this.timers.push({ at: this.now + ms, resolve }));
+  get pending(): number {
+    return this.timers.length;
+  }
+  /** Move to the next deadline and wake whoever waits for it; false when nobody waits. */
+  async step(): Promise<boolean> {
+    if (this.timers.length === 0) return false;
+    this.now = Math.min(...this.timers.map((t) => t.at));
+    const due = this.timers.filter((t) => t.at <= this.now);
+    this.timers = this.timers.filter((t) => t.at > this.now);
+    for (const t of due) t.resolve();
+    await flush();
+    return true;
+  }
+}
+
+/** Let every settled promise chain run. */
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+describe('concurrency cap (--max-concurrency)', () => {
+  test('200 concurrent requests through a cap of 4: never more than 4 hold a place, all get one, in arrival order', async () => {
+    const time = new FakeTime();
+    const limit = new ConcurrencyLimit(4);
+    let inFlight = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const request = async (i: number) => {
+      const release = await limit.acquire();
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      started.push(i);
+      expect(limit.inFlight).toBeLessThanOrEqual(4);
+      await time.sleep(10 + ((i * 37) % 90)); // uneven durations, so places free up out of order
+      inFlight--;
+      release();
+      release(); // a second release is ignored
+    };
+    const all = Promise.all(Array.from({ length: 200 }, (_, i) => request(i)));
+    await flush();
+    expect([limit.inFlight, limit.queued]).toEqual([4, 196]);
+    while (await time.step());
+    await all;
+    expect(peak).toBe(4);
+    expect(limit.highWater).toBe(4);
+    expect(started).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect([limit.inFlight, limit.queued]).toEqual([0, 0]);
+  });
+
+  test('0 means no cap; the default is 8', async () => {
+    const none = new ConcurrencyLimit(0);
+    const releases = await Promise.all(Array.from({ length: 100 }, () => none.acquire()));
+    expect(releases).toHaveLength(100);
+    expect(DEFAULT_MAX_CONCURRENCY).toBe(8);
+  });
+
+  test('with a rate budget too: 50 concurrent slots, at most 3 in flight and at most maxRps started per second', async () => {
+    const time = new FakeTime();
+    const limit = new ConcurrencyLimit(3);
+    const pacer = new Pacer(5, time.clock, time.sleep);
+    const starts: number[] = [];
+    let inFlight = 0;
+    let peak = 0;
+    const request = async () => {
+      const release = await limit.acquire(); // the client's order: a place first, then the rate slot
+      try {
+        await pacer.slot();
+        starts.push(time.now);
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await time.sleep(700); // slower than the rate: the cap is what holds them back
+        inFlight--;
+      } finally {
+        release();
+      }
+    };
+    const all = Promise.all(Array.from({ length: 50 }, request));
+    await flush();
+    while (await time.step());
+    await all;
+    expect(starts).toHaveLength(50);
+    expect(peak).toBe(3);
+    for (const t of starts) expect(starts.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(5);
+    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(200);
+  });
+});
+
+describe('retry-after on a 429 is obeyed', () => {
+  test('delay-seconds and HTTP-date; absent, malformed or longer than 30 s: not retried', () => {
+    expect(retryAfterMs('2')).toBe(2000);
+    expect(retryAfterMs(' 0 ')).toBe(0);
+    expect(retryAfterMs('30')).toBe(30_000);
+    expect(retryAfterMs('31')).toBeUndefined();
+    expect(retryAfterMs(undefined)).toBeUndefined();
+    expect(retryAfterMs('soon')).toBeUndefined();
+    expect(retryAfterMs('-1')).toBeUndefined();
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+    expect(retryAfterMs('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:01:00 GMT', now)).toBeUndefined();
+  });
+
+  test('retryDelay: a 429 waits retry-after on either service, whatever the method; retries stop after two', () => {
+    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '3' }, 1)).toBe(3000);
+    expect(retryDelay('orders', 'POST', {}, 429, { 'retry-after': '1' }, 2)).toBe(1000);
+    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '3' }, 3)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '120' }, 1)).toBeUndefined();
+  });
+
+  test('transient retries a check cannot turn off: order-service GETs on a 5xx only', () => {
+    expect(transientRetryDelay('orders', 'GET', 503, 1)).toBe(250);
+    expect(transientRetryDelay('orders', 'GET', 500, 2)).toBe(500);
+    expect(transientRetryDelay('orders', 'GET', 503, 3)).toBeUndefined();
+    expect(transientRetryDelay('orders', 'POST', 503, 1)).toBeUndefined();
+    expect(transientRetryDelay('orders', 'GET', 409, 1)).toBeUndefined();
+    expect(transientRetryDelay('orders', 'GET', 429, 1)).toBeUndefined();
+    expect(transientRetryDelay('quotes', 'GET', 503, 1)).toBeUndefined();
+    expect(transientRetryDelay('control', 'GET', 503, 1)).toBeUndefined();
+  });
+});
+
+describe('ServiceClient obeys the budget against a real server', () => {
+  let server: Server;
+  let url: string;
+  let inFlight = 0;
+  let peak = 0;
+  const hits = new Map<string, number>();
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const path = req.url!.split('?')[0]!;
+      const n = (hits.get(req.url!) ?? 0) + 1;
+      hits.set(req.url!, n);
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      const answer = (status: number, headers: Record<string, string> = {}) => {
+        inFlight--;
+        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ n }));
+      };
+      if (path === '/hold') return setTimeout(() => answer(200), 40);
+      if (path === '/limited' && n === 1) return answer(429, { 'retry-after': '2' });
+      if (path === '/limited-date' && n === 1) return answer(429, { 'retry-after': new Date(Date.now() + 4000).toUTCString() });
+      if (path === '/limited-long') return answer(429, { 'retry-after': '3600' });
+      if (path === '/blip' && n === 1) return answer(503);
+      if (path === '/down') return answer(500);
+      answer(200);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const client = (extra: Partial<ClientOptions> = {}) => {
+    const waits: number[] = [];
+    const recorded: number[] = [];
+    const c = new ServiceClient({
+      service: 'quotes', baseUrl: url, timeoutMs: 5000, defaultHeaders: {}, record: (e) => recorded.push(e.response.status),
+      violation: () => {}, sleep: async (ms) => { waits.push(ms); }, ...extra,
+    });
+    return { c, waits, recorded };
+  };
+
+  test('40 requests at once with a cap of 4: the server never sees more than 4 at a time', async () => {
+    peak = 0;
+    const limit = new ConcurrencyLimit(4);
+    const { c } = client({ limit });
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => c.request({ path: '/hold', query: { i } })));
+    expect(answers.every((a) => a.response.status === 200)).toBe(true);
+    expect(peak).toBe(4);
+    expect(limit.inFlight).toBe(0);
+  });
+
+  test('without a cap the same 40 overlap (the test above is not vacuous)', async () => {
+    peak = 0;
+    const { c } = client({ limit: new ConcurrencyLimit(0) });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => c.request({ path: '/hold', query: { j: i } })));
+    expect(peak).toBeGreaterThan(4);
+  });
+
+  test('a 429 waits the seconds of retry-after, then the request is repeated', async () => {
+    const { c, waits, recorded } = client();
+    const ex = await c.request({ path: '/limited' });
+    expect([ex.response.status, ex.attempts]).toEqual([200, 2]);
+    expect(waits).toEqual([2000]);
+    expect(recorded).toEqual([429, 200]);
+  });
+
+  test('retry-after as an HTTP-date is waited out too; one longer than 30 s is not (the 429 is returned)', async () => {
+    const dated = client();
+    expect((await dated.c.request({ path: '/limited-date' })).response.status).toBe(200);
+    expect(dated.waits).toHaveLength(1);
+    expect(dated.waits[0]).toBeGreaterThan(1000); // second resolution of the header
+    expect(dated.waits[0]).toBeLessThanOrEqual(4000);
+    const long = client();
+    expect((await long.c.request({ path: '/limited-long' })).response.status).toBe(429);
+    expect(long.waits).toEqual([]);
+  });
+
+  test('a check that observes 429 (retry: false) gets it at once', async () => {
+    hits.delete('/limited');
+    const { c, waits } = client();
+    expect((await c.request({ path: '/limited', retry: false })).response.status).toBe(429);
+    expect(waits).toEqual([]);
+  });
+
+  test('a retry pause does not hold a place: with a cap of 1, others go while a 429 waits', async () => {
+    hits.delete('/limited');
+    const limit = new ConcurrencyLimit(1);
+    let wake!: () => void;
+    const order: string[] = [];
+    const c = new ServiceClient({
+      service: 'quotes', baseUrl: url, timeoutMs: 5000, defaultHeaders: {}, record: () => {}, violation: () => {}, limit,
+      sleep: () => new Promise<void>((resolve) => { order.push('pause'); wake = resolve; }),
+    });
+    const limited = c.request({ path: '/limited' }).then((ex) => { order.push(`limited ${ex.response.status}`); });
+    while (!order.includes('pause')) await new Promise((r) => setTimeout(r, 5));
+    expect(limit.inFlight).toBe(0);
+    const other = await c.request({ path: '/other' });
+    order.push(`other ${other.response.status}`);
+    wake();
+    await limited;
+    expect(order).toEqual(['pause', 'other 200', 'limited 200']);
+  });
+
+  test('orders: a GET answered 5xx is repeated even with retry: false; a lasting 5xx comes back as it is; a POST is not', async () => {
+    const orders = (extra: Partial<ClientOptions> = {}) => client({ service: 'orders', ...extra });
+    const blip = orders();
+    const ex = await blip.c.request({ path: '/blip', retry: false, validate: false });
+    expect([ex.response.status, ex.attempts]).toEqual([200, 2]);
+    expect(blip.recorded).toEqual([503, 200]);
+    const down = orders();
+    const lasting = await down.c.request({ path: '/down', retry: false, validate: false });
+    expect([lasting.response.status, lasting.attempts]).toEqual([500, 3]);
+    expect(down.waits).toEqual([250, 500]);
+    const post = orders();
+    expect((await post.c.request({ method: 'POST', path: '/down', json: {}, retry: false, validate: false })).attempts).toBe(1);
+    const quotes = client();
+    hits.delete('/blip');
+    expect((await quotes.c.request({ path: '/blip', retry: false, validate: false })).response.status).toBe(503);
+  });
+
+  test('a check\'s clients share the cap of its TargetEnv (maxConcurrency)', async () => {
+    peak = 0;
+    const env: TargetEnv = {
+      ordersUrl: url, quotesUrl: url, capabilities: [], credentials: {}, profile: 'smoke', seed: 1, numRuns: 1, strict: false,
+      timeoutMs: 5000, maxRps: 0, maxConcurrency: 2, expectedProviders: 2,
+    };
+    const check = defineCheck({
+      name: 'many-at-once', service: 'quotes', rules: ['Q-INFO-003'], profile: 'smoke',
+      async run(t) {
+        await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? t.quotes : t.orders).request({ path: '/hold', query: { k: i }, validate: false })));
+      },
+    });
+    expect((await runCheck(check, env)).verdict).toBe('pass');
+    expect(peak).toBe(2);
+  });
+});
+
+describe('--max-concurrency', () => {
+  const target = ['--orders-url', 'http://127.0.0.1:9', '--quotes-url', 'http://127.0.0.1:9'];
+  test('default 8 on a given target and on the embedded server; option and environment variable; 0 = no cap', () => {
+    expect(parseCli(target, {}).config.maxConcurrency).toBe(8);
+    expect(parseCli([], {}).config.maxConcurrency).toBe(8);
+    expect(parseCli([...target, '--max-concurrency', '3'], {}).config.maxConcurrency).toBe(3);
+    expect(parseCli(target, { CONFORMANCE_MAX_CONCURRENCY: '0' }).config.maxConcurrency).toBe(0);
+    expect(parseCli([...target, '--max-concurrency', '2'], { CONFORMANCE_MAX_CONCURRENCY: '5' }).config.maxConcurrency).toBe(2);
+  });
+  test('not an integer >= 0: usage error naming the option', () => {
+    expect(() => parseCli(['--max-concurrency', 'many'], {})).toThrow(UsageError);
+    expect(() => parseCli(['--max-concurrency', '-1'], {})).toThrow(/--max-concurrency/);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * "A suite that is safe to point at staging": a slow target (100-300 ms added latency) and a flaky one (occasional
+ * 503 RPC_UNAVAILABLE and connection resets, as the documents allow) give the same verdicts as the faithful
+ * reference server, only slower; a dead target (accepts connections, never answers) gives exit 3 quickly with a
+ * clear message. The transport conditions are the reference server's `latencyMs` and `flaky` (fixtures/server/
+ * transport.ts); the suite's checks run in-process as in the mutation self-test.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer as createTcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReferenceServer, type RunningServer } from '../../fixtures/server/index.ts';
+import { FLAKY_503_EVERY, FLAKY_RESET_EVERY, FlakySchedule } from '../../fixtures/server/transport.ts';
+import type { CheckResult } from '../../suites/harness/runner.ts';
+import { profileIncludes } from '../../suites/harness/types.ts';
+import { allChecks } from '../../suites/index.ts';
+import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const verdicts = (results: CheckResult[]) => Object.fromEntries(results.map((r) => [r.check, r.verdict]));
+const requests = (results: CheckResult[]) => results.reduce((n, r) => n + r.requests, 0);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = Date.now();
+  const value = await fn();
+  return { value, ms: Date.now() - started };
+}
+
+describe('the flaky transport injects only what the documents allow, on a fixed schedule', () => {
+  test('schedule: every 7th order GET a 503, every 11th a reset, never two in a row, only into first attempts', () => {
+    const schedule = new FlakySchedule();
+    const got = Array.from({ length: 77 }, (_, i) => schedule.next(`GET /r${i + 1}`));
+    const at = (kind: string) => got.flatMap((g, i) => (g === kind ? [i + 1] : []));
+    expect(at('503')).toEqual([7, 14, 21, 28, 35, 42, 49, 63, 70, 77]); // 56 follows the reset of 55
+    expect(at('reset')).toEqual([11, 33, 44, 55, 66]); // 22 follows the 503 of 21; 77 is a 503
+    for (let i = 1; i < got.length; i++) expect(got[i] !== undefined && got[i - 1] !== undefined).toBe(false);
+    // A request seen among the last 16 order GETs (a retry, or a quick poll) is let through even on its turn.
+    const again = new FlakySchedule();
+    for (let i = 1; i < FLAKY_503_EVERY; i++) again.next(`GET /r${i}`);
+    expect(again.next('GET /same')).toBe('503');
+    for (let i = 1; i < FLAKY_503_EVERY; i++) again.next(`GET /s${i}`);
+    expect(again.next('GET /same')).toBeUndefined(); // the 14th: its turn, but a repeat
+    for (let i = 15; i < 21; i++) again.next(`GET /t${i}`);
+    expect(again.next('GET /same')).toBeUndefined(); // the 21st: still a repeat (the 14th was 7 GETs ago)
+    for (let i = 22; i < 42; i++) again.next(`GET /u${i}`);
+    expect(again.next('GET /same')).toBe('503'); // the 42nd: 20 other GETs later, a first attempt again
+    expect([FLAKY_503_EVERY, FLAKY_RESET_EVERY]).toEqual([7, 11]);
+  });
+
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, flaky: true });
+  });
+  afterAll(() => server.close());
+
+  const send = async (method: string, path: string) => {
+    try {
+      const res = await request(`${server.baseUrl}${path}`, { method, headers: { 'x-request-id': 'req-1' }, body: method === 'POST' ? '{}' : undefined });
+      const text = await res.body.text();
+      return { status: res.statusCode, body: text ? JSON.parse(text) as unknown : undefined, requestId: res.headers['x-request-id'] };
+    } catch (e) {
+      return { error: (e as { code?: string }).code ?? (e as Error).message };
+    }
+  };
+
+  test('order GETs: the 7th answered 503 RPC_UNAVAILABLE in the envelope, the 11th dropped; /health, POSTs, quotes and control untouched', async () => {
+    const seen: unknown[] = [];
+    for (let i = 1; i <= 11; i++) {
+      // Untouched traffic in between: it neither counts nor is ever injected.
+      for (const [method, path] of [['GET', '/health'], ['POST', '/orders/intent'], ['GET', '/api/v1/info'], ['GET', '/__control/capabilities']] as const) {
+        const other = await send(method, path);
+        expect(other, `${method} ${path}`).toHaveProperty('status');
+        expect((other as { status: number }).status, `${method} ${path}`).not.toBe(503);
+      }
+      seen.push(await send('GET', `/me/balance?i=${i}`));
+    }
+    expect(seen.slice(0, 6).every((s) => (s as { status?: number }).status === 401)).toBe(true);
+    expect(seen[6]).toEqual({
+      status: 503, requestId: 'req-1',
+      body: { success: false, error: { code: 'RPC_UNAVAILABLE', message: expect.any(String) as string } },
+    });
+    expect(seen[10]).toHaveProperty('error');
+    expect(server.transportFaults()).toEqual({ '503': 1, reset: 1 });
+  });
+});
+
+describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST_SEED})`, () => {
+  // The slow run takes the readonly profile, without the big tables: every added request costs 200 ms on average and
+  // the runs are sequential, so the full profile (5,500 requests) would take 20 minutes and readonly 5. Checks that
+  // send more than SLOW_MAX_REQUESTS on the faithful server (hostile-input and key tables on every operation, each
+  // request judged on its own) are left out; what remains is about 600 requests.
+  const SLOW_MAX_REQUESTS = 30;
+  const SLOW_NUM_RUNS = 10;
+  const readonly = allChecks.filter((c) => profileIncludes('readonly', c.profile));
+  const timings: string[] = [];
+  let faithfulFull: CheckResult[];
+  let faithfulReadonly: CheckResult[];
+
+  beforeAll(async () => {
+    const full = await timed(() => runAgainstReference({}, allChecks));
+    faithfulFull = full.value;
+    timings.push(`faithful, full:             ${seconds(full.ms)}, ${allChecks.length} checks, ${requests(full.value)} requests`);
+    const ro = await timed(() => runAgainstReference({}, readonly, { profile: 'readonly', numRuns: SLOW_NUM_RUNS }));
+    faithfulReadonly = ro.value;
+    timings.push(`faithful, readonly:         ${seconds(ro.ms)}, ${readonly.length} checks, ${requests(ro.value)} requests (numRuns ${SLOW_NUM_RUNS})`);
+  }, 300_000);
+
+  afterAll(() => console.log(`\nresilience runs:\n  ${timings.join('\n  ')}`));
+
+  test('the faithful server passes every check (the baseline)', () => {
+    expect(faithfulFull.filter((r) => r.verdict !== 'pass'), describeResults(faithfulFull.filter((r) => r.verdict !== 'pass'))).toEqual([]);
+    expect(faithfulReadonly.filter((r) => r.verdict !== 'pass'), describeResults(faithfulReadonly.filter((r) => r.verdict !== 'pass'))).toEqual([]);
+  });
+
+  test('100-300 ms added latency on every request: the readonly verdicts are the faithful ones', async () => {
+    const small = new Set(faithfulReadonly.filter((r) => r.requests <= SLOW_MAX_REQUESTS).map((r) => r.check));
+    const subset = readonly.filter((c) => small.has(c.name));
+    expect(subset.length).toBeGreaterThan(100);
+    const slow = await timed(() => runAgainstReference({ latencyMs: [100, 300] }, subset, { profile: 'readonly', numRuns: SLOW_NUM_RUNS }));
+    timings.push(`latency 100-300 ms, readonly: ${seconds(slow.ms)}, ${subset.length} of ${readonly.length} checks ` +
+      `(those sending at most ${SLOW_MAX_REQUESTS} requests), ${requests(slow.value)} requests`);
+    const expected = Object.fromEntries(faithfulReadonly.filter((r) => small.has(r.check)).map((r) => [r.check, r.verdict]));
+    const differ = slow.value.filter((r) => r.verdict !== expected[r.check]);
+    expect(differ, describeResults(differ)).toEqual([]);
+    expect(verdicts(slow.value)).toEqual(expected);
+  }, 240_000);
+
+  test('occasional 503 RPC_UNAVAILABLE and connection resets on order GETs: the full verdicts are the faithful ones', async () => {
+    let faults = { '503': 0, reset: 0 };
+    const flaky = await timed(() => runAgainstReference({ flaky: true }, allChecks, { inspect: (s) => { faults = s.transportFaults(); } }));
+    timings.push(`flaky, full:                ${seconds(flaky.ms)}, ${requests(flaky.value)} requests, ` +
+      `${faults['503']} answered 503 RPC_UNAVAILABLE, ${faults.reset} connections reset`);
+    const differ = flaky.value.filter((r) => r.verdict !== verdicts(faithfulFull)[r.check]);
+    expect(differ, describeResults(differ)).toEqual([]);
+    expect(verdicts(flaky.value)).toEqual(verdicts(faithfulFull));
+    expect(faults['503']).toBeGreaterThan(20);
+    expect(faults.reset).toBeGreaterThan(10);
+  }, 240_000);
+});
+
+describe('a dead target', () => {
+  let hanging: ReturnType<typeof createTcpServer>;
+  const sockets = new Set<Socket>();
+  let url: string;
+  beforeAll(async () => {
+    // Accepts every connection and never answers, like a wedged process behind an open port.
+    hanging = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => hanging.close(() => r()));
+  });
+
+  test('a target that accepts connections and never answers: exit 3 within seconds, saying it could not be reached', async () => {
+    const started = Date.now();
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)));
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', '--orders-url', url, '--quotes-url', url,
+        '--timeout', '2000', '--report-dir', mkdtempSync(join(tmpdir(), 'conformance-dead-'))], { cwd: ROOT, env: clean });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
+    });
+    const elapsed = Date.now() - started;
+    console.log(`dead target: exit ${r.code} after ${seconds(elapsed)}: ${r.stderr.trim()}`);
+    expect(r.code, r.stderr).toBe(3);
+    expect(elapsed).toBeLessThan(15_000);
+    expect(r.stderr).toMatch(/the target could not be reached/);
+    expect(r.stderr).toMatch(/no answer within 2000 ms/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 30_000);
+});
