@@ -32,6 +32,8 @@ export class CheckContext {
   readonly violations: Violation[] = [];
   readonly notes: string[] = [];
   readonly cleanups: Array<() => Promise<void>> = [];
+  /** Bad inputs tried per operation (hostile-input checks); reported on the CheckResult and in the matrix. */
+  tally?: Record<string, number>;
   readonly orders: ServiceClient;
   readonly quotes: ServiceClient;
   /** The distributor path with the run's JWT, when the target has one (QUOTES_JWT and --gateway-url, or provisioned). */

@@ -28,7 +28,8 @@ export interface RequestSpec {
    * Retry as the documents' handling rules say (default true). Checks that observe 409/429/5xx turn it off. Even
    * then a GET or HEAD is retried on a dropped connection, and on the order service on a 5xx (handling rule 3: "5xx
    * and 503 are retryable"; a safe method changes nothing): a passing outage is not judged, a lasting 5xx comes back
-   * on every attempt and is returned as it is.
+   * on every attempt and is returned as it is. A 429 with a usable retry-after holds the run's later requests either
+   * way (Pacer.holdFor).
    */
   retry?: boolean;
   timeoutMs?: number;
@@ -52,7 +53,7 @@ export interface ClientOptions {
    * path: its error bodies are not given, UNKNOWNS part B).
    */
   errorBodies?: 'validate' | 'status-only';
-  /** The request budget every attempt waits for (--max-rps). */
+  /** The request budget every attempt waits for (--max-rps), and the hold a 429's retry-after puts on it. */
   pacer?: Pacer;
   /** The cap on requests in flight at once, shared by every client of the run (--max-concurrency). */
   limit?: ConcurrencyLimit;
@@ -124,18 +125,30 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return ms <= MAX_RETRY_AFTER_S * 1000 ? ms : undefined;
 }
 
-/** Should this answer be retried under the documents' handling rules? Returns the wait in ms, or undefined. */
+/** The quote platform's `allowance_exhausted` 429: "Retrying does not help" (quote document, platform codes). */
+export function allowanceExhausted(status: number, body: unknown): boolean {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  return status === 429 && typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'allowance_exhausted';
+}
+
+/**
+ * Should this answer be retried under the documents' handling rules? Returns the wait in ms, or undefined. Only the
+ * order service's handling rules make a 5xx retryable; the quote document gives no such rule, and the control API is
+ * the suite's own.
+ */
 export function retryDelay(service: Service, method: string, headers: Record<string, string>, status: number,
-  responseHeaders: Record<string, string>, attempt: number, now = Date.now()): number | undefined {
+  responseHeaders: Record<string, string>, attempt: number, body?: unknown, now = Date.now()): number | undefined {
   if (attempt > MAX_RETRIES) return undefined;
   // Orders, handling rule 3: retried submit-style POSTs carry an X-Idempotency-Key; never retry a POST without one.
   const safe = method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === 'x-idempotency-key');
   if (status === 429) {
-    // Quotes, platform codes: wait the number of seconds in retry-after (a 429 was not served, so any method).
+    // Quotes, platform codes: allowance_exhausted is not retried ("retrying does not help"); rate_limited waits the
+    // number of seconds in retry-after (a 429 was not served, so any method).
+    if (allowanceExhausted(status, body)) return undefined;
     return retryAfterMs(responseHeaders['retry-after'], now);
   }
-  if (!safe) return undefined;
-  if (service === 'orders' && status === 409) return 1000 * attempt; // Orders, handling rule 2: back off and retry.
+  if (!safe || service !== 'orders') return undefined;
+  if (status === 409) return 1000 * attempt; // Orders, handling rule 2: back off and retry.
   if (status >= 500) return 250 * attempt; // Orders, handling rule 3: 5xx and 503 are retryable.
   return undefined;
 }
@@ -224,9 +237,12 @@ export class ServiceClient {
         durationMs: Date.now() - started,
         attempts: attempt,
       };
+      // A 429's retry-after holds every later request of the run, whether or not this one is repeated.
+      const hold = status === 429 ? retryAfterMs(responseHeaders['retry-after']) : undefined;
+      if (hold !== undefined) this.opts.pacer?.holdFor(hold);
       const wait = spec.retry === false
         ? transientRetryDelay(this.opts.service, method, status, attempt)
-        : retryDelay(this.opts.service, method, headers, status, responseHeaders, attempt);
+        : retryDelay(this.opts.service, method, headers, status, responseHeaders, attempt, exchange.response.body);
       if (wait !== undefined) {
         this.opts.record(exchange);
         await sleep(wait);

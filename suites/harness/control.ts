@@ -143,6 +143,21 @@ export class ControlAdapter {
     return (await this.call('POST', '/fund', { wallet, mint, amount, ...newMint }) as { balance: string }).balance;
   }
 
+  /**
+   * Every balance `wallet` holds on the target's chain, by mint (the native asset under the wrapped-SOL mint), in the
+   * smallest unit; undefined when the target funds wallets but does not offer the read (404).
+   */
+  async walletBalances(wallet: string): Promise<Map<string, bigint> | undefined> {
+    this.require('funding');
+    if (!this.client) throw new Unsupported('control');
+    const path = `/wallets/${encodeURIComponent(wallet)}/balances`;
+    const ex = await this.client.request({ method: 'GET', path, retry: false });
+    if (ex.response.status === 404) return undefined;
+    if (ex.response.status >= 300) throw new SetupFailed(`control GET ${path} answered ${ex.response.status}: ${JSON.stringify(ex.response.body)}`, ex);
+    const { balances } = ex.response.body as { balances: Array<{ mint: string; amount: string }> };
+    return new Map(balances.map(({ mint, amount }) => [mint, BigInt(amount)]));
+  }
+
   /** The target's virtual time (ISO-8601). */
   async clock(): Promise<string> {
     this.require('clock');

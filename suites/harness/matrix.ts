@@ -133,6 +133,17 @@ function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
+/** The checks that counted bad inputs (hostile-input checks), with their per-operation tallies. */
+function tallies(m: Matrix): Array<{ check: string; verdict: Verdict; total: number; perOperation: string }> {
+  return m.checks.filter((r) => r.tally && Object.keys(r.tally).length > 0).map((r) => {
+    const entries = Object.entries(r.tally!);
+    return {
+      check: r.check, verdict: r.verdict, total: entries.reduce((sum, [, n]) => sum + n, 0),
+      perOperation: entries.map(([op, n]) => `${op} ${n}`).join(', '),
+    };
+  });
+}
+
 export function renderMarkdown(m: Matrix): string {
   const t = m.run.target;
   const lines = [
@@ -167,6 +178,12 @@ export function renderMarkdown(m: Matrix): string {
       }
     }
   }
+  const tallied = tallies(m);
+  if (tallied.length) {
+    lines.push('## Bad inputs tried per operation', '', '| Check | Verdict | Total | Per operation |', '|---|---|---:|---|');
+    for (const row of tallied) lines.push(`| ${row.check} | ${row.verdict} | ${row.total} | ${cell(row.perOperation)} |`);
+    lines.push('');
+  }
   lines.push('## Rules', '', '| Rule | Level | Basis | Verdict | Checks | Statement |', '|---|---|---|---|---|---|');
   for (const r of m.rules) {
     lines.push(`| ${r.id} | ${r.level} | ${r.basis} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${c.verdict}`).join('; '))} | ${cell(r.statement)} |`);
@@ -185,6 +202,9 @@ export function renderHtml(m: Matrix): string {
   const rows = m.rules.map((r) => `<tr class="v-${r.verdict}"><td><code>${r.id}</code></td><td>${r.level}</td><td>${r.basis}</td><td>${badge(r.verdict)}</td>` +
     `<td>${r.checks.map((c) => `<div>${esc(c.name)}: ${badge(c.verdict)}${c.message && c.verdict !== 'pass' ? `<details><summary>details</summary><pre>${esc(c.message)}</pre></details>` : ''}</div>`).join('')}</td>` +
     `<td>${esc(r.statement)}</td></tr>`).join('\n');
+  const tallied = tallies(m);
+  const badInputs = tallied.length === 0 ? '' : `<h2>Bad inputs tried per operation</h2><table><tr><th>Check</th><th>Verdict</th><th>Total</th><th>Per operation</th></tr>${
+    tallied.map((row) => `<tr><td>${esc(row.check)}</td><td>${badge(row.verdict)}</td><td>${row.total}</td><td>${esc(row.perOperation)}</td></tr>`).join('')}</table>\n`;
   const cov = m.coverage.map((c) => `<tr><td>${c.service}</td><td>${c.area}</td><td>${c.rules}</td><td>${c.covered}</td><td>${pct(c.covered, c.rules)}</td></tr>`).join('');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Conformance matrix — ${m.summary.verdict.toUpperCase()}</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1f2328}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top;text-align:left}
@@ -201,9 +221,9 @@ ${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}
 <p><b>Checks:</b> ${Object.entries(m.summary.checks).map(([k, v]) => `${v} ${k}`).join(', ')}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
 <p><b>Rules:</b> ${m.summary.rules.total}; covered by a check: ${m.summary.rules.covered} (${pct(m.summary.rules.covered, m.summary.rules.total)}).</p>
 <h2>Coverage</h2><table><tr><th>Service</th><th>Area</th><th>Rules</th><th>Covered</th><th></th></tr>${cov}</table>
-<h2>Rules</h2><div id="f">Show: <select onchange="for(const r of document.querySelectorAll('tbody tr'))r.hidden=this.value&&!r.classList.contains('v-'+this.value)">
+${badInputs}<h2>Rules</h2><div id="f">Show: <select onchange="for(const r of document.querySelectorAll('#rules tbody tr'))r.hidden=this.value&&!r.classList.contains('v-'+this.value)">
 <option value="">all</option>${VERDICT_ORDER.map((v) => `<option>${v}</option>`).join('')}</select></div>
-<table><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Checks</th><th>Statement</th></tr></thead><tbody>
+<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Checks</th><th>Statement</th></tr></thead><tbody>
 ${rows}
 </tbody></table></body></html>
 `;

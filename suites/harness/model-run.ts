@@ -8,7 +8,9 @@ import { ConformanceFailure } from './failure.ts';
  * seed, `numRuns` sequences, each from a fresh `setup`. A command asserts with `t.expect`; a failing sequence is shrunk
  * by fast-check and fails the check on the rule its command asserted, with the seed, the replay path, the shrunk
  * commands and the HTTP calls of that shrunk run in order (service and control calls alike; in full, bodies
- * included, as a note of the check). A broken precondition
+ * included, as a note of the check). A spec violation the harness records while a command runs (a status, code or
+ * body the spec does not allow, `t.violations`) fails that command as a ConformanceFailure naming the violated rule,
+ * so it is shrunk and printed like any failed assertion. A broken precondition
  * inside a run (setup-failed, skipped) ends the property and, unless a counterexample came first, is rethrown as
  * itself: it is never counted as a counterexample.
  */
@@ -25,8 +27,10 @@ export async function modelRun<Model extends object, Real>(
     fc.asyncProperty(commands, async (sequence) => {
       if (broken !== undefined) return true;
       const start = t.exchanges.length;
+      const seen = t.violations.length;
       try {
-        await fc.asyncModelRun(setup, sequence);
+        await fc.asyncModelRun(setup, [...sequence].map((command) => failingOnViolations(t, seen, command)));
+        throwNewViolation(t, seen);
         return true;
       } catch (e) {
         if (!(e instanceof ConformanceFailure)) {
@@ -52,6 +56,23 @@ export async function modelRun<Model extends object, Real>(
     seed: details.seed, path: details.counterexamplePath ?? undefined, numRuns,
     counterexample: details.counterexample ? String(details.counterexample[0]) : undefined,
   });
+}
+
+/** `command` run as itself, then failed on the first spec violation recorded since the run began (setup included). */
+function failingOnViolations<Model extends object, Real>(t: CheckContext, seen: number, command: fc.AsyncCommand<Model, Real>): fc.AsyncCommand<Model, Real> {
+  return {
+    check: (m) => command.check(m),
+    run: async (m, r) => {
+      await command.run(m, r);
+      throwNewViolation(t, seen);
+    },
+    toString: () => command.toString(),
+  };
+}
+
+function throwNewViolation(t: CheckContext, seen: number): void {
+  const violation = t.violations[seen];
+  if (violation) throw new ConformanceFailure(violation.rule, violation.detail);
 }
 
 /** One recorded call as a line: method, URL path, the end user, the body (`withBody`), and the status it got. */

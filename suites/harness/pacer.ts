@@ -1,23 +1,47 @@
 /**
  * The request budget of a run, obeyed by every request the harness sends (suites/harness/client.ts):
  * - `Pacer`: at most `maxRps` requests per second leave this process, whatever check sends them (--max-rps);
- * - `ConcurrencyLimit`: at most `max` requests are in flight at once (--max-concurrency).
+ * - `ConcurrencyLimit`: at most `max` requests are in flight at once (--max-concurrency);
+ * - a 429 with a usable retry-after holds every later request of the run until it has passed (`Pacer.holdFor`).
  * Conformance files run one at a time in one worker, so one of each per process is the whole budget.
  */
 export class Pacer {
   private next = 0;
+  private heldUntil = 0;
 
   constructor(private readonly maxRps: number, private readonly now = () => Date.now(),
     private readonly sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))) {}
 
-  /** Wait for this request's slot. 0 means no budget. */
+  /**
+   * Hold every later request for `ms`: a 429's retry-after speaks for the whole run, not only for the request that met
+   * it (quote document, platform codes: "the client waits the number of seconds in the retry-after header"). Holds
+   * never shorten one another. Applies with or without a rate budget.
+   */
+  holdFor(ms: number): void {
+    this.heldUntil = Math.max(this.heldUntil, this.now() + ms);
+  }
+
+  /** Until when (pacer clock, ms) requests are held; 0 or a past time when they are not. */
+  get heldUntilMs(): number {
+    return this.heldUntil;
+  }
+
+  /** Wait for this request's slot: after any hold, then within the budget (0 means no budget). */
   async slot(): Promise<void> {
-    if (this.maxRps <= 0) return;
-    const interval = 1000 / this.maxRps;
-    const now = this.now();
-    const at = Math.max(now, this.next);
-    this.next = at + interval;
-    if (at > now) await this.sleep(at - now);
+    for (;;) {
+      const now = this.now();
+      if (this.heldUntil > now) {
+        await this.sleep(this.heldUntil - now);
+        continue;
+      }
+      if (this.maxRps <= 0) return;
+      const interval = 1000 / this.maxRps;
+      const at = Math.max(now, this.next);
+      this.next = at + interval;
+      if (at > now) await this.sleep(at - now);
+      // A 429 met by another request while this one waited for its slot holds this one too.
+      if (this.heldUntil <= this.now()) return;
+    }
   }
 }
 

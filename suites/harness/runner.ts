@@ -27,6 +27,8 @@ export interface CheckResult {
   /** time spent waiting on the target, ms */
   waitMs: number;
   durationMs: number;
+  /** bad inputs tried per operation (hostile-input checks), kept whatever the verdict */
+  tally?: Record<string, number>;
   /** redacted reproductions of the exchanges, kept for failures */
   reproductions?: string[];
 }
@@ -94,6 +96,7 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     requests: t.exchanges.length,
     waitMs: t.exchanges.reduce((sum, e) => sum + e.durationMs, 0),
     durationMs: Date.now() - started,
+    ...(t.tally && Object.keys(t.tally).length > 0 ? { tally: { ...t.tally } } : {}),
   };
   if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false };
   if (outcome instanceof ConformanceFailure) {

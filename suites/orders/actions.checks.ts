@@ -148,12 +148,15 @@ export const retryOfActiveDca = defineCheck({
 export const retryOfTriggerNotFailed = defineCheck({
   name: 'retry-of-a-trigger-order-that-is-not-failed-is-refused',
   service: 'orders',
-  rules: ['OA-RETRY-008'],
+  rules: ['OA-RETRY-011', 'OA-RETRY-008'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'stop_loss');
     const ex = await act(t, user, created.orderId, 'retry');
+    t.expect('OA-RETRY-011', ex.response.status === 400 && ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED', 'ALREADY_WITHDRAWN'].includes(String(errorCode(ex))), {
+      documented: 'retry of an active stop_loss (retry is DCA only): 400 ORDER_NOT_FAILED, RETRY_NOT_SUPPORTED or ALREADY_WITHDRAWN, never 2xx', received: failureOf(ex), exchange: ex,
+    });
     t.expect('OA-RETRY-008', ex.response.status === 400 && ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED'].includes(String(errorCode(ex))), {
       documented: '400 ORDER_NOT_FAILED or 400 RETRY_NOT_SUPPORTED (UNKNOWNS.md B, retry precedence)', received: failureOf(ex), exchange: ex,
     });
@@ -172,6 +175,27 @@ export const retryOfFailedDca = defineCheck({
     const status = (await readOrder(t, user, created)).status;
     t.expect('OA-RETRY-001', is2xx(ex) && status === 'active', {
       documented: 'retry of a failed DCA order whose funds were not returned: 2xx, then status active', received: { answer: failureOf(ex), status }, exchange: ex,
+    });
+  },
+});
+
+/** ASSUMED: the automatic return "runs by itself" within a day of the failure (the document gives no delay). */
+const AUTO_RETURN_SECONDS = 24 * 60 * 60;
+
+export const retryAfterTheReturn = defineCheck({
+  name: 'retry-of-a-failed-dca-order-after-the-automatic-return-is-already-withdrawn',
+  service: 'orders',
+  rules: ['OA-RETRY-010'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const { user, created } = await failedDca(t);
+    await t.control.advanceClock(AUTO_RETURN_SECONDS);
+    const order = await readOrder(t, user, created);
+    if (order.withdrawalStatus !== 'completed') t.skip(`withdrawalStatus ${String(order.withdrawalStatus)} a day after the failure: the automatic return has not run`);
+    const ex = await act(t, user, created.orderId, 'retry');
+    t.expect('OA-RETRY-010', ex.response.status === 400 && errorCode(ex) === 'ALREADY_WITHDRAWN', {
+      documented: 'retry of a failed DCA order after its automatic return ran: 400 ALREADY_WITHDRAWN (retry only before the return), never 2xx', received: failureOf(ex), exchange: ex,
     });
   },
 });

@@ -4,9 +4,13 @@ import { defineCheck, type Check, type CheckContext } from '../harness/check.ts'
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { SetupFailed } from '../harness/failure.ts';
-import { CREDENTIAL_STATES, expectErrorEnvelope, keyInState } from './auth.checks.ts';
+import { CREDENTIAL_STATES, expectErrorEnvelope, keyInState, PARTNER_READ, type CredentialState } from './auth.checks.ts';
+import { intentUser, type OrderType } from './orders.ts';
+import { ordersOfEveryType } from './reads.checks.ts';
 import type { SiwsEnvironment } from './siws.ts';
-import { correctBody, is2xx, onboardedUser, postOnboard, rateLimited, servedRequest, testWallet } from './users.ts';
+import {
+  correctBody, dataOf, is2xx, onboardedUser, otherTenantKey, postOnboard, rateLimited, servedRequest, throwawayWallet,
+} from './users.ts';
 
 /**
  * The auth matrix (Authentication 3 and Errors, Auth and tenancy): every operation of the orders spec, each way a
@@ -19,8 +23,10 @@ import { correctBody, is2xx, onboardedUser, postOnboard, rateLimited, servedRequ
  * credential the tier needs) answers something other than `404 NOT_FOUND`. Unserved operations are noted; when no
  * operation is served the check is skipped, never passed.
  *
- * Known blind spot (noted in the report): a partner-only read with a path id answers 404 for a random id even
- * when served, so a target that skipped auth on it and answered 404 is indistinguishable from "not served".
+ * Path ids. A random id answers 404 even on a served route, so a target that skipped auth on it and answered 404 would
+ * look "not served". GET operations therefore take real order ids where the tenant has orders (its partner report,
+ * read once per check; nothing is created), and the cross-tenant check uses the orders it creates itself. Writes keep
+ * random ids in the readonly matrix: a probe never acts on a real order it did not create.
  */
 
 export type Tier = 'partner-only' | 'user-scoped';
@@ -31,19 +37,44 @@ const KEY_QUERY_NAMES = ['X-Service-Key', 'x-service-key', 'serviceKey', 'apiKey
 export interface MatrixOperation {
   op: OperationInfo;
   tier: Tier;
-  /** The concrete path: a random UUID in every path parameter. */
+  /** The concrete path: a real order id where one is given for the path's order type, else a random UUID. */
   path: string;
 }
 
-/** Every non-public operation of the orders spec, with its tier from the spec's security alternatives. */
-export function matrixOperations(): MatrixOperation[] {
+/** Real order ids by type, for the path ids of the matrix. */
+export type OrderIds = Partial<Record<OrderType, string>>;
+
+/** The order type a path's id must have: the per-type routes name it; any order does for the others. */
+const PATH_TYPES: ReadonlyArray<[string, OrderType]> = [['/dca/', 'dca'], ['/stop-loss/', 'stop_loss'], ['/take-profit/', 'take_profit'], ['/oco/', 'oco'], ['/slice/', 'slice']];
+
+function orderIdFor(path: string, ids: OrderIds): string | undefined {
+  const type = PATH_TYPES.find(([prefix]) => path.startsWith(prefix))?.[1];
+  return type ? ids[type] : Object.values(ids)[0];
+}
+
+/**
+ * Every non-public operation of the orders spec, with its tier from the spec's security alternatives. `ids` fill the
+ * path ids of GET operations (of every operation with `writes`), random UUIDs the rest.
+ */
+export function matrixOperations(ids: OrderIds = {}, { writes = false } = {}): MatrixOperation[] {
   return listOperations('orders')
     .filter((op) => op.security.includes('serviceKey'))
     .map((op) => ({
       op,
       tier: op.securityAlternatives.some((alt) => alt.includes('serviceUser')) ? 'user-scoped' : 'partner-only',
-      path: op.path.replace(/\{[^}]+\}/g, () => randomUUID()),
+      path: op.path.replace(/\{[^}]+\}/g, () => ((writes || op.method === 'GET') && orderIdFor(op.path, ids)) || randomUUID()),
     }));
+}
+
+/** One order id of each type in the tenant's partner report (read with the run's key; nothing is created). */
+async function reportedOrderIds(t: CheckContext): Promise<OrderIds> {
+  const ex = await t.orders.request({ path: PARTNER_READ, headers: { 'X-Service-User': undefined }, validate: false });
+  rateLimited(ex);
+  const rows = is2xx(ex) && isObject(ex.response.body) && Array.isArray(ex.response.body.data) ? ex.response.body.data.filter(isObject) : [];
+  const ids: OrderIds = {};
+  for (const row of rows) if (typeof row.id === 'string' && typeof row.orderType === 'string') ids[row.orderType as OrderType] ??= row.id;
+  t.note(Object.keys(ids).length > 0 ? `GET path ids: real orders of the tenant (${Object.keys(ids).join(', ')})` : 'GET path ids: random (the tenant\'s report lists no order)');
+  return ids;
 }
 
 function codeOf(ex: Exchange): unknown {
@@ -102,6 +133,46 @@ function rejects(status: number, code: string) {
   return (ex: Exchange) => ex.response.status === status && codeOf(ex) === code;
 }
 
+/** What a sweep asserts on each operation it judges. */
+interface Judgement {
+  rule: string;
+  documented: string;
+  holds(ex: Exchange): boolean;
+  authAnswer: boolean;
+}
+
+/**
+ * Send `send(m)` for each operation and judge the answer; a `404 NOT_FOUND` is judged only when the route is served
+ * (the request with every credential the tier needs answers something else). Skipped when nothing was judged.
+ */
+async function judgeEach(t: CheckContext, ops: readonly MatrixOperation[], j: Judgement, send: (m: MatrixOperation) => Promise<Exchange>): Promise<void> {
+  const unserved: string[] = [];
+  let judged = 0;
+  for (const m of ops) {
+    const ex = await send(m);
+    if (isNotFound(ex)) {
+      // Either the route is not served at all, or it is and answered 404 where the rule gives another answer.
+      const served = await probe(t, m, servedProbeHeaders(t, m));
+      if (isNotFound(served)) {
+        unserved.push(`${m.op.method} ${m.op.path}`);
+        continue;
+      }
+    }
+    judged++;
+    t.expect(j.rule, j.holds(ex), {
+      documented: `${m.op.method} ${m.op.path} (${m.tier}): ${j.documented}`,
+      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)' }, exchange: ex,
+    });
+    if (j.authAnswer) {
+      expectErrorEnvelope(t, ex);
+      validateAuthAnswer(t, m, ex);
+    }
+  }
+  if (unserved.length > 0) t.note(`not served (404 NOT_FOUND with and without credentials), not judged: ${unserved.join(', ')}`);
+  if (judged === 0) t.skip('the target serves none of the operations this rule covers');
+  t.note(`${judged} operation(s) judged`);
+}
+
 function matrixCheck(c: MatrixCase): Check {
   return defineCheck({
     name: c.name,
@@ -110,31 +181,8 @@ function matrixCheck(c: MatrixCase): Check {
     profile: 'readonly',
     async run(t: CheckContext) {
       if (!t.env.credentials.ordersApiKey) t.skip('no ORDERS_API_KEY for this run: whether an operation is served cannot be told');
-      const unserved: string[] = [];
-      let judged = 0;
-      for (const m of matrixOperations().filter((o) => c.tiers.includes(o.tier))) {
-        const ex = await probe(t, m, c.headers(t), c.query?.(t));
-        if (isNotFound(ex)) {
-          // Either the route is not served at all, or it is and answered 404 where the rule gives another answer.
-          const served = await probe(t, m, servedProbeHeaders(t, m));
-          if (isNotFound(served)) {
-            unserved.push(`${m.op.method} ${m.op.path}`);
-            continue;
-          }
-        }
-        judged++;
-        t.expect(c.rule, c.holds(ex), {
-          documented: `${m.op.method} ${m.op.path} (${m.tier}): ${c.documented}`,
-          received: { status: ex.response.status, code: codeOf(ex) ?? '(none)' }, exchange: ex,
-        });
-        if (c.authAnswer) {
-          expectErrorEnvelope(t, ex);
-          validateAuthAnswer(t, m, ex);
-        }
-      }
-      if (unserved.length > 0) t.note(`not served (404 NOT_FOUND with and without credentials), not judged: ${unserved.join(', ')}`);
-      if (judged === 0) t.skip(`the target serves none of the ${c.tiers.join(' or ')} operations this rule covers`);
-      t.note(`${judged} operation(s) judged`);
+      const ops = matrixOperations(await reportedOrderIds(t)).filter((o) => c.tiers.includes(o.tier));
+      await judgeEach(t, ops, c, (m) => probe(t, m, c.headers(t), c.query?.(t)));
     },
   });
 }
@@ -201,38 +249,37 @@ export const authMatrix: Check[] = [
 ];
 
 /**
- * Key and tenant states on a user-scoped endpoint (GET /me). The user is onboarded on the fresh tenant first, so the
- * only failing fact is the key's or the tenant's state: the document orders no precedence between a bad key and an
- * unknown user, and this avoids needing one. `not-provisioned` is left out: a tenant without a record cannot have
- * onboarded users, so that state with a known user is not a situation the document describes.
+ * Each key and tenant state of Errors, Auth and tenancy on every operation of the matrix, POST /partner/onboard
+ * included: one fresh tenant per state, one request per operation. A user is onboarded on the tenant while it is
+ * active, and user-scoped requests name it, so the only failing fact is the key's or the tenant's state (the document
+ * orders no precedence between a bad key and an unknown user). A tenant with no record cannot have onboarded users:
+ * `not-provisioned` is tried on the partner-only operations only.
  */
-function userScopedStateCheck(name: string, rule: string, status: number, code: string,
-  prepare: (t: CheckContext, tenant: { tenantId: string; apiKey: string }) => Promise<string>): Check {
+function keyStateSweep(s: CredentialState): Check {
   return defineCheck({
-    name,
+    name: `on-every-operation-${s.slug}`,
     service: 'orders',
-    rules: [rule, 'OA-ENV-002'],
+    rules: [s.rule, 'OA-ENV-002'],
     profile: 'full',
     needs: ['tenants'],
     async run(t: CheckContext) {
       const tenant = await t.control.createTenant();
-      const wallet = testWallet(t);
-      const body = await correctBody(t, wallet.sub, wallet.keypair, { environment: tenant.environment as SiwsEnvironment });
-      const onboard = await postOnboard(t, body, tenant.apiKey);
-      if (!is2xx(onboard)) throw new SetupFailed(`onboarding on the fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body)}`, onboard);
-      const key = await prepare(t, tenant);
-      const ex = await servedRequest(t, { path: '/me', headers: { 'X-Service-Key': key, 'X-Service-User': wallet.sub } });
-      t.expect(rule, ex.response.status === status && codeOf(ex) === code, {
-        documented: `GET /me as an onboarded user: ${status} ${code}`, received: { status: ex.response.status, code: codeOf(ex) ?? '(none)' }, exchange: ex,
-      });
-      expectErrorEnvelope(t, ex);
+      const withUser = s.tenant !== 'not-provisioned';
+      const sub = randomToken('conformance-sub');
+      if (withUser) {
+        const body = await correctBody(t, sub, throwawayWallet(), { environment: tenant.environment as SiwsEnvironment });
+        const onboard = await postOnboard(t, body, tenant.apiKey);
+        if (!is2xx(onboard)) throw new SetupFailed(`onboarding on the fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body)}`, onboard);
+      }
+      const key = await keyInState(t, tenant, s);
+      const ops = matrixOperations().filter((m) => withUser || m.tier === 'partner-only');
+      await judgeEach(t, ops, { rule: s.rule, documented: `${s.status} ${s.code} (${s.key ? `a ${s.key} key` : `a ${s.tenant} tenant`})`, holds: rejects(s.status, s.code), authAnswer: true },
+        (m) => probe(t, m, { 'X-Service-Key': key, 'X-Service-User': m.tier === 'user-scoped' ? sub : undefined }));
     },
   });
 }
 
-// A tenant with no record cannot have onboarded users, so not-provisioned has no user-scoped case.
-export const userScopedKeyStateChecks: Check[] = CREDENTIAL_STATES.filter((s) => s.tenant !== 'not-provisioned').map((s) =>
-  userScopedStateCheck(`user-scoped-${s.slug}`, s.rule, s.status, s.code, (t, tenant) => keyInState(t, tenant, s)));
+export const keyStateSweeps: Check[] = CREDENTIAL_STATES.map(keyStateSweep);
 
 export const subsAreScopedToTheirTenant = defineCheck({
   name: 'a-sub-onboarded-by-another-tenant-is-rejected-on-every-user-scoped-operation',
@@ -241,26 +288,32 @@ export const subsAreScopedToTheirTenant = defineCheck({
   // was never onboarded, so no operation may reach the first partner's user through it.
   rules: ['OA-AUTH-016', 'OA-ENV-002'],
   profile: 'full',
-  needs: ['tenants'],
   async run(t: CheckContext) {
-    const tenant = await t.control.createTenant();
-    const other = await t.control.createTenant({ environment: tenant.environment });
-    const wallet = testWallet(t);
-    const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair, { environment: tenant.environment as SiwsEnvironment }), tenant.apiKey);
-    if (!is2xx(onboard)) throw new SetupFailed(`onboarding on the fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body)}`, onboard);
+    // The run's tenant onboards the user; with `funding` it gets an order of each type, whose real ids go in the
+    // paths: a route that resolved the sub across tenants would then answer that order, not 404 for a random id.
+    const user = await intentUser(t, t.control.has('funding'));
+    const ids: OrderIds = {};
+    if (t.control.has('funding')) for (const o of await ordersOfEveryType(t, user)) ids[o.order.orderType as OrderType] ??= o.orderId;
+    else t.note('path ids: random (the target cannot fund orders), so routes with an order id are judged only if they answer other than 404');
+    const other = await otherTenantKey(t);
+    if (other.alt) {
+      // ORDERS_API_KEY_ALT's tenant may have onboarded a user of the same sub on its own: then nothing can be judged.
+      const me = await probe(t, matrixOperations().find((m) => m.op.path === '/me')!, { 'X-Service-Key': other.apiKey, 'X-Service-User': user.sub });
+      if (is2xx(me) && dataOf(me)?.userId !== user.userId) t.skip(`the ORDERS_API_KEY_ALT tenant has a user of its own with sub ${user.sub}`);
+    }
     let judged = 0;
-    for (const m of matrixOperations().filter((o) => o.tier === 'user-scoped')) {
-      const ex = await probe(t, m, { 'X-Service-Key': other.apiKey, 'X-Service-User': wallet.sub });
-      if (isNotFound(ex)) continue; // not served, or an order id unknown to the mutated lookup: nothing to judge
+    for (const m of matrixOperations(ids, { writes: true }).filter((o) => o.tier === 'user-scoped')) {
+      const ex = await probe(t, m, { 'X-Service-Key': other.apiKey, 'X-Service-User': user.sub });
+      if (isNotFound(ex)) continue; // not served, or an order the lookup did not find: nothing of the user was served
       judged++;
       t.expect('OA-AUTH-016', ex.response.status === 401 && codeOf(ex) === 'UNAUTHORIZED', {
-        documented: `${m.op.method} ${m.op.path} with another tenant's key and sub ${wallet.sub} (onboarded on the first tenant only): 401 UNAUTHORIZED`,
+        documented: `${m.op.method} ${m.path} with another tenant's key and sub ${user.sub} (onboarded on the run's tenant only): 401 UNAUTHORIZED`,
         received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body }, exchange: ex,
       });
       expectErrorEnvelope(t, ex);
     }
     if (judged === 0) t.skip('the target serves none of the user-scoped operations (404 NOT_FOUND on each)');
-    t.note(`${judged} operation(s) judged`);
+    t.note(`${judged} operation(s) judged${other.alt ? ' (the other tenant: ORDERS_API_KEY_ALT)' : ''}`);
   },
 });
 

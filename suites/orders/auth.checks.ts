@@ -1,4 +1,4 @@
-import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { KeyState, TenantState } from '../harness/control.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
@@ -93,25 +93,10 @@ export const successFlagFollowsTheStatus = defineCheck({
   },
 });
 
-/** A key in a given state of a fresh tenant, or a fresh tenant put in a given state. */
-function keyStateCheck(name: string, rule: string, status: number, code: string,
-  prepare: (t: CheckContext) => Promise<string>): Check {
-  return defineCheck({
-    name,
-    service: 'orders',
-    rules: [rule, 'OA-ENV-002'],
-    profile: 'full',
-    needs: ['tenants'],
-    async run(t: CheckContext) {
-      const key = await prepare(t);
-      const ex = await partnerRead(t, key);
-      expectCode(t, rule, ex, status, code);
-      expectErrorEnvelope(t, ex);
-    },
-  });
-}
-
-/** Errors, Auth and tenancy: each credential state with the status and code the document gives it. */
+/**
+ * Errors, Auth and tenancy: each credential state with the status and code the document gives it. Each is tried on
+ * every operation (auth-matrix.checks.ts, keyStateSweeps).
+ */
 export interface CredentialState {
   slug: string;
   rule: string;
@@ -138,9 +123,6 @@ export async function keyInState(t: CheckContext, tenant: { tenantId: string; ap
   await t.control.setTenantState(tenant.tenantId, state.tenant!);
   return tenant.apiKey;
 }
-
-export const keyStateChecks: Check[] = CREDENTIAL_STATES.map((s) =>
-  keyStateCheck(s.slug, s.rule, s.status, s.code, async (t) => keyInState(t, await t.control.createTenant(), s)));
 
 export const suspensionIsRecoverable = defineCheck({
   name: 'suspended-tenant-key-is-accepted-again-once-active',

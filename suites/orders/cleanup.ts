@@ -1,59 +1,132 @@
 import { randomUUID } from 'node:crypto';
 import { CheckContext, defineCheck } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { createdOrders, type CreatedOrder } from '../harness/ledger.ts';
-import { isObject } from '../shared/values.ts';
+import { createdOrders, feesPaidBy, knownUsers, runFundings, type CreatedOrder, type KnownUser } from '../harness/ledger.ts';
 import type { TargetEnv } from '../harness/types.ts';
-import { TERMINAL_STATUSES, signed } from './orders.ts';
+import { isObject } from '../shared/values.ts';
+import { NATIVE_MINT, TERMINAL_STATUSES, signed } from './orders.ts';
 import { errorCode, is2xx, walletOfSub } from './users.ts';
 import { builtTransaction } from './withdrawals.checks.ts';
 
 /**
  * The end of a `full` run (DESIGN.md, Profiles: "Every order it creates is cleaned up (cancel + withdraw) even when a
- * test fails"): every order the run created (harness/ledger.ts) that is still running is cancelled, and every
- * terminal one whose funds are still in the manager is withdrawn to the user's wallet, signed with the wallet the
- * run onboarded. Slice orders cannot be cancelled (CANCEL_NOT_SUPPORTED); they finish on their own. What could not be
- * cleaned up is reported, with the reason, never hidden.
+ * test fails"), in four steps:
+ * 1. the orders: every order the run created (harness/ledger.ts) and every order GET /me/orders lists for a user the
+ *    run onboarded that is not terminal and withdrawn. One still running is cancelled; a pending order-level
+ *    withdrawal (one left pending by a check or a model sequence) is abandoned; then the funds of each terminal
+ *    order are withdrawn to the user's wallet, signed with the wallet the run onboarded. Slice orders cannot be
+ *    cancelled (CANCEL_NOT_SUPPORTED): they are left running, and said so.
+ * 2. what no order owns any more: a wallet-level withdraw-max of every mint with availableToWithdraw > 0 of every
+ *    manager the run used.
+ * 3. the managers: after it, each holds nothing withdrawable; what orders left running lock stays, named.
+ * 4. the external wallets the run funded, where the target offers the read (control GET /wallets/{wallet}/balances,
+ *    under `funding`): per mint what the wallet started with, what the run funded (into it and into its managers),
+ *    the execution fees its deposits paid (feeLamports of the intents), and what it and its managers hold at the
+ *    end. On a mint no order of its users swapped, the end is what it started with plus what was funded (less at
+ *    most the fees, on the native asset); a swapped mint is reported, not judged (swaps and their fees move value
+ *    between mints).
+ * What could not be cleaned up is reported with the reason, never hidden; a balance that does not add up is a
+ * discrepancy, printed loudly, that changes no conformance verdict.
  */
 
+export interface LeftOrder {
+  orderId: string;
+  orderType?: string;
+  status?: string;
+  reason: string;
+}
+
+export interface ManagerAudit {
+  walletAddress: string;
+  /** availableToWithdraw by mint, after the withdraw-max (nothing, when clean). */
+  withdrawable: Record<string, string>;
+  /** lockedForFutureTxns by mint, and the orders whose lockedBreakdown entries hold it (orders left running). */
+  locked: Record<string, string>;
+  lockedBy: string[];
+}
+
+export interface WalletMintAudit {
+  mint: string;
+  start: string;
+  funded: string;
+  /** Execution fees (lamports) the wallet's deposits paid; on the native asset only. */
+  fees: string;
+  /** What the wallet holds at the end, and its managers (totalBalance, locked funds included). */
+  end: string;
+  inManagers: string;
+  /** Some order of its users swapped from or into this mint: reported, not judged. */
+  swapped: boolean;
+  /** Why the end does not add up (absent when it does or is not judged). */
+  discrepancy?: string;
+}
+
+export interface BalanceAudit {
+  managers: ManagerAudit[];
+  /** Users whose manager could not be read or cleaned, by reason. */
+  unreadable: Record<string, number>;
+  /** The funded external wallets, or why they could not be observed. */
+  wallets: Array<{ wallet: string; mints: WalletMintAudit[] }> | string;
+  discrepancies: string[];
+}
+
 export interface CleanupReport {
+  /** Orders cleaned up: created by the run (its 2xx confirms), and found by listing GET /me/orders of its users. */
   orders: number;
+  found: number;
   cancelled: number;
+  /** Pending order-level withdrawals abandoned before the withdrawal was built again. */
+  abandoned: number;
   withdrawn: number;
+  /** Wallet-level withdraw-max transactions confirmed (what no order owned any more). */
+  walletWithdrawals: number;
   /** Orders left as they were, with the reason. */
-  left: Array<{ orderId: string; orderType?: string; reason: string }>;
+  left: LeftOrder[];
+  balances: BalanceAudit;
 }
 
 /** Answers that mean there is nothing (more) to do. */
 const DONE = new Set(['NOT_CANCELLABLE', 'NOTHING_TO_WITHDRAW', 'ALREADY_WITHDRAWN']);
+const SLICE_LEFT = 'left running (slice orders cannot be cancelled)';
 
 const CLEANUP = defineCheck({ name: 'cleanup-of-the-orders-the-run-created', service: 'orders', rules: ['OA-ENV-001'], profile: 'full', run: async () => {} });
 
 const answer = (ex: Exchange) => `${ex.response.status} ${String(errorCode(ex) ?? '')}`.trim();
+const userKey = (u: KnownUser) => `${u.apiKey}\u0000${u.sub}`;
+const dataOf = (ex: Exchange) => (ex.response.body as { data?: unknown } | undefined)?.data;
+const amount = (value: unknown) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? BigInt(value) : 0n);
+const add = (map: Map<string, bigint>, key: string, value: bigint) => map.set(key, (map.get(key) ?? 0n) + value);
+const record = (map: Map<string, bigint>) => Object.fromEntries([...map].map(([k, v]) => [k, v.toString()]));
 
-export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly CreatedOrder[] = createdOrders()): Promise<CleanupReport> {
+export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly CreatedOrder[] = createdOrders(),
+  users: readonly KnownUser[] = knownUsers()): Promise<CleanupReport> {
   const t = new CheckContext(CLEANUP, env);
-  const report: CleanupReport = { orders: orders.length, cancelled: 0, withdrawn: 0, left: [] };
-  const as = (o: CreatedOrder, method: string, path: string, json?: unknown) => t.orders.request({
+  const audit: BalanceAudit = { managers: [], unreadable: {}, wallets: [], discrepancies: [] };
+  const report: CleanupReport = { orders: 0, found: 0, cancelled: 0, abandoned: 0, withdrawn: 0, walletWithdrawals: 0, left: [], balances: audit };
+  const as = (u: KnownUser, method: string, path: string, json?: unknown) => t.orders.request({
     method, path, json, validate: false,
     // Retries of these POSTs are safe: each carries its own idempotency key (Handling rules 3).
-    headers: { 'X-Service-Key': o.apiKey, 'X-Service-User': o.sub, ...(method === 'POST' ? { 'X-Idempotency-Key': `conformance-cleanup-${randomUUID()}` } : {}) },
+    headers: { 'X-Service-Key': u.apiKey, 'X-Service-User': u.sub, ...(method === 'POST' ? { 'X-Idempotency-Key': `conformance-cleanup-${randomUUID()}` } : {}) },
   });
+  const unreadable = (reason: string) => (audit.unreadable[reason] = (audit.unreadable[reason] ?? 0) + 1);
+
+  // 1. Every user of the run and what it lists; the orders to clean up.
+  const everyUser = [...new Map([...users, ...orders].map((u) => [userKey(u), { apiKey: u.apiKey, sub: u.sub }])).values()];
   const listed = new Map<string, Map<string, Record<string, unknown>>>();
-  const rowOf = async (o: CreatedOrder): Promise<Record<string, unknown> | undefined> => {
-    const user = `${o.apiKey}\u0000${o.sub}`;
-    if (!listed.has(user)) {
-      const ex = await as(o, 'GET', '/me/orders');
-      const data = (ex.response.body as { data?: unknown } | undefined)?.data;
-      const rows = is2xx(ex) && Array.isArray(data) ? data : [];
-      listed.set(user, new Map(rows.filter(isObject).map((row) => [String(row.id), row])));
-    }
-    return listed.get(user)!.get(o.orderId);
-  };
-  for (const o of orders) {
-    const leave = (reason: string) => report.left.push({ orderId: o.orderId, orderType: o.orderType, reason });
+  for (const u of everyUser) {
+    const ex = await as(u, 'GET', '/me/orders');
+    const rows = dataOf(ex);
+    if (is2xx(ex) && Array.isArray(rows)) listed.set(userKey(u), new Map(rows.filter(isObject).map((row) => [String(row.id), row])));
+  }
+  const known = new Set(orders.map((o) => o.orderId));
+  const found = everyUser.flatMap((u) => [...(listed.get(userKey(u))?.values() ?? [])]
+    .filter((row) => !known.has(String(row.id)) && !(TERMINAL_STATUSES.includes(String(row.status)) && row.withdrawalStatus === 'completed'))
+    .map((row): CreatedOrder => ({ orderId: String(row.id), orderType: typeof row.orderType === 'string' ? row.orderType : undefined, apiKey: u.apiKey, sub: u.sub })));
+  report.orders = orders.length + found.length;
+  report.found = found.length;
+  for (const o of [...orders, ...found]) {
+    const leave = (reason: string, status?: string) => report.left.push({ orderId: o.orderId, orderType: o.orderType, ...(status ? { status } : {}), reason });
     try {
-      const row = await rowOf(o);
+      const row = listed.get(userKey(o))?.get(o.orderId);
       if (!row) {
         leave('not listed by GET /me/orders any more');
         continue;
@@ -61,12 +134,12 @@ export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly Crea
       let status = String(row.status);
       if (!TERMINAL_STATUSES.includes(status)) {
         if (row.orderType === 'slice') {
-          leave(`a ${status} slice order: slices cannot be cancelled and finish on their own`);
+          leave(SLICE_LEFT, status);
           continue;
         }
         const cancel = await as(o, 'POST', `/orders/${o.orderId}/cancel`, { withdraw: false });
         if (!is2xx(cancel) && !DONE.has(String(errorCode(cancel)))) {
-          leave(`cancel answered ${answer(cancel)}`);
+          leave(`cancel answered ${answer(cancel)}`, status);
           continue;
         }
         if (is2xx(cancel)) report.cancelled++;
@@ -78,27 +151,164 @@ export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly Crea
         leave(`${status}: its funds stay in the manager (no wallet of this run signs for ${o.sub})`);
         continue;
       }
+      if (row.withdrawalStatus === 'pending') {
+        const abandon = await as(o, 'POST', `/orders/${o.orderId}/withdraw/abandon`, {});
+        if (!is2xx(abandon)) {
+          leave(`abandon of its pending withdrawal answered ${answer(abandon)}`, status);
+          continue;
+        }
+        report.abandoned++;
+      }
       const build = await as(o, 'POST', `/orders/${o.orderId}/withdraw`, {});
       if (!is2xx(build)) {
-        if (!DONE.has(String(errorCode(build)))) leave(`order-level withdrawal answered ${answer(build)}`);
+        if (!DONE.has(String(errorCode(build)))) leave(`order-level withdrawal answered ${answer(build)}`, status);
         continue;
       }
       const { base64 } = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
       const confirm = await as(o, 'POST', `/orders/${o.orderId}/withdraw/confirm`, { signedTransaction: signed(base64, wallet) });
       if (is2xx(confirm)) report.withdrawn++;
-      else leave(`order-level withdrawal confirm answered ${answer(confirm)}`);
+      else leave(`order-level withdrawal confirm answered ${answer(confirm)}`, status);
     } catch (e) {
       leave((e as Error).message.split('\n')[0] ?? String(e));
     }
   }
+
+  // 2 and 3. Withdraw-max of every manager, then what each still holds.
+  const managers = new Map<string, { walletAddress: string; totals: Map<string, bigint> }>();
+  for (const u of everyUser) {
+    try {
+      const manager = await withdrawMax(t, u, as, report);
+      if (typeof manager === 'string') unreadable(manager);
+      else managers.set(userKey(u), manager);
+    } catch (e) {
+      unreadable((e as Error).message.split('\n')[0] ?? String(e));
+    }
+  }
+
+  // 4. The external wallets the run funded.
+  audit.wallets = await auditWallets(t, everyUser, managers, listed, audit);
   return report;
 }
 
-/** One paragraph for the console. */
+type UserRequest = (u: KnownUser, method: string, path: string, json?: unknown) => Promise<Exchange>;
+
+/** Step 2 and 3 for one user: its manager's totals after the withdraw-max, or why it could not be read. */
+async function withdrawMax(t: CheckContext, u: KnownUser, as: UserRequest, report: CleanupReport): Promise<{ walletAddress: string; totals: Map<string, bigint> } | string> {
+  const read = async () => {
+    const ex = await as(u, 'GET', '/me/balance');
+    const data = dataOf(ex);
+    if (!is2xx(ex) || !isObject(data) || !Array.isArray(data.balances)) return `GET /me/balance answered ${answer(ex)}`;
+    return { walletAddress: String(data.walletAddress), rows: data.balances.filter(isObject) };
+  };
+  const before = await read();
+  if (typeof before === 'string') return before;
+  const wallet = walletOfSub(u.sub);
+  const failures: string[] = [];
+  for (const row of before.rows.filter((r) => amount(r.availableToWithdraw) > 0n)) {
+    if (!wallet) {
+      failures.push(`${String(row.mint)}: no wallet of this run signs for ${u.sub}`);
+      continue;
+    }
+    const build = await as(u, 'POST', '/withdraw/transaction', { userPubkey: wallet.publicKey.toBase58(), tokenMint: row.mint });
+    if (!is2xx(build)) {
+      failures.push(`${String(row.mint)}: POST /withdraw/transaction answered ${answer(build)}`);
+      continue;
+    }
+    const { base64 } = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
+    const confirm = await as(u, 'POST', '/withdraw/confirm', { signedTransaction: signed(base64, wallet) });
+    if (is2xx(confirm)) report.walletWithdrawals++;
+    else failures.push(`${String(row.mint)}: POST /withdraw/confirm answered ${answer(confirm)}`);
+  }
+  const after = await read();
+  if (typeof after === 'string') return after;
+  const withdrawable = new Map<string, bigint>();
+  const locked = new Map<string, bigint>();
+  const lockedBy = new Set<string>();
+  const totals = new Map<string, bigint>();
+  for (const row of after.rows) {
+    const mint = String(row.mint);
+    add(totals, mint, amount(row.totalBalance));
+    if (amount(row.availableToWithdraw) > 0n) add(withdrawable, mint, amount(row.availableToWithdraw));
+    if (amount(row.lockedForFutureTxns) > 0n) add(locked, mint, amount(row.lockedForFutureTxns));
+    for (const entry of Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : []) lockedBy.add(`${String(entry.orderType)} ${String(entry.orderId)} (${String(entry.status)})`);
+  }
+  if (withdrawable.size > 0 || locked.size > 0) {
+    report.balances.managers.push({ walletAddress: after.walletAddress, withdrawable: record(withdrawable), locked: record(locked), lockedBy: [...lockedBy] });
+  }
+  if (withdrawable.size > 0) {
+    const why = failures.length > 0 ? `: ${failures.join('; ')}` : ' after its withdraw-max';
+    report.balances.discrepancies.push(`manager ${after.walletAddress} still holds ${[...withdrawable].map(([mint, v]) => `${v} of ${mint}`).join(', ')} withdrawable${why}`);
+  }
+  return { walletAddress: after.walletAddress, totals };
+}
+
+/** Step 4: each funded external wallet of the run's users, start against end per mint. */
+async function auditWallets(t: CheckContext, everyUser: readonly KnownUser[], managers: ReadonlyMap<string, { walletAddress: string; totals: Map<string, bigint> }>,
+  listed: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>, audit: BalanceAudit): Promise<BalanceAudit['wallets']> {
+  if (!t.control.has('funding')) return 'not observable: the target offers no funding capability (external wallets are visible on-chain only)';
+  const mintOf = (mint: string) => (mint === 'native' ? NATIVE_MINT : mint);
+  const fundings = runFundings();
+  const byWallet = new Map<string, KnownUser[]>();
+  for (const u of everyUser) {
+    const wallet = walletOfSub(u.sub)?.publicKey.toBase58();
+    if (wallet && fundings.some((f) => f.wallet === wallet)) byWallet.set(wallet, [...(byWallet.get(wallet) ?? []), u]);
+  }
+  const audited: Array<{ wallet: string; mints: WalletMintAudit[] }> = [];
+  for (const [wallet, owners] of byWallet) {
+    const end = await t.control.walletBalances(wallet);
+    if (!end) return 'not observable: the target does not offer the control read GET /wallets/{wallet}/balances';
+    const ownManagers = owners.map((u) => managers.get(userKey(u)));
+    if (ownManagers.some((m) => m === undefined)) {
+      audit.unreadable['a funded wallet whose manager could not be read (not judged)'] = (audit.unreadable['a funded wallet whose manager could not be read (not judged)'] ?? 0) + 1;
+      continue;
+    }
+    const managerAddresses = new Set(ownManagers.map((m) => m!.walletAddress));
+    const start = new Map<string, bigint>();
+    const funded = new Map<string, bigint>();
+    for (const f of fundings) {
+      const mint = mintOf(f.mint);
+      if (f.wallet === wallet && !start.has(mint)) start.set(mint, f.balanceAfter - f.amount);
+      if (f.wallet === wallet || managerAddresses.has(f.wallet)) add(funded, mint, f.amount);
+    }
+    const inManagers = new Map<string, bigint>();
+    for (const m of ownManagers) for (const [mint, total] of m!.totals) add(inManagers, mint, total);
+    const swapped = new Set(owners.flatMap((u) => [...(listed.get(userKey(u))?.values() ?? [])])
+      .filter((row) => amount(row.amountSpent) > 0n || amount(row.amountReceived) > 0n)
+      .flatMap((row) => [String(row.inputMint), String(row.outputMint)]));
+    const fees = owners.reduce((sum, u) => sum + feesPaidBy(u), 0n);
+    const mints = [...new Set([...funded.keys(), ...end.keys(), ...inManagers.keys()])].sort();
+    const rows = mints.map((mint): WalletMintAudit => {
+      const row: WalletMintAudit = {
+        mint, start: String(start.get(mint) ?? 0n), funded: String(funded.get(mint) ?? 0n), fees: String(mint === NATIVE_MINT ? fees : 0n),
+        end: String(end.get(mint) ?? 0n), inManagers: String(inManagers.get(mint) ?? 0n), swapped: swapped.has(mint),
+      };
+      const expected = (start.get(mint) ?? 0n) + (funded.get(mint) ?? 0n);
+      const held = (end.get(mint) ?? 0n) + (inManagers.get(mint) ?? 0n);
+      const lowest = mint === NATIVE_MINT ? expected - fees : expected;
+      if (!row.swapped && (held < lowest || held > expected)) {
+        row.discrepancy = `holds ${held} (wallet ${row.end}, managers ${row.inManagers}), expected ${lowest === expected ? expected : `${lowest} to ${expected}`} (started ${row.start}, funded ${row.funded}${mint === NATIVE_MINT ? `, fees ${fees}` : ''})`;
+        audit.discrepancies.push(`wallet ${wallet}, ${mint}: ${row.discrepancy}`);
+      }
+      return row;
+    });
+    audited.push({ wallet, mints: rows });
+  }
+  return audited;
+}
+
+/** The summary for the console: one line, then what was left and any balance discrepancy, loudly. */
 export function describeCleanup(report: CleanupReport): string {
-  const lines = [`cleanup: ${report.orders} order(s) created by the run, ${report.cancelled} cancelled, ${report.withdrawn} withdrawn, ${report.left.length} left as they were`];
+  const b = report.balances;
+  const judgedWallets = Array.isArray(b?.wallets) ? `${b.wallets.length} funded wallet(s) compared with what they started with` : `funded wallets ${b?.wallets ?? 'not audited'}`;
+  const balances = !b ? '' : b.discrepancies.length > 0
+    ? `; BALANCE DISCREPANCY (${b.discrepancies.length}, see cleanup.json; verdicts unchanged)`
+    : `; balances add up (managers hold nothing withdrawable${b.managers.length > 0 ? `, ${b.managers.length} hold what orders left running lock` : ''}, ${judgedWallets})`;
+  const lines = [`cleanup: ${report.orders} order(s) (${report.found ?? 0} found by listing), ${report.cancelled} cancelled, ${report.abandoned ?? 0} pending withdrawal(s) abandoned, ` +
+    `${report.withdrawn} withdrawn, ${report.walletWithdrawals ?? 0} wallet-level withdraw-max, ${report.left.length} left as they were${balances}`];
   const reasons = new Map<string, number>();
   for (const { reason } of report.left) reasons.set(reason.replace(/conformance-[\w-]+/g, '<sub>'), (reasons.get(reason) ?? 0) + 1);
   for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
+  for (const [reason, n] of Object.entries(b?.unreadable ?? {})) lines.push(`  ${n} × user not cleaned: ${reason.replace(/conformance-[\w-]+/g, '<sub>')}`);
+  for (const d of b?.discrepancies ?? []) lines.push(`  !! ${d.replace(/conformance-[\w-]+/g, '<sub>')}`);
   return lines.join('\n');
 }

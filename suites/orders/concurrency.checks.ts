@@ -1,14 +1,18 @@
+import { validateResponse } from '../../generators/index.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { randomToken } from '../shared/values.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { isObject, randomToken } from '../shared/values.ts';
 import { act, failedDca, readOrder } from './actions.checks.ts';
-import { dcaRequest, failureOf, intentUser, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, type Funded } from './orders.ts';
+import { ERROR_STATUSES } from './error-table.ts';
+import { dcaRequest, failureOf, INT, intentUser, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, type Funded } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
 import { bucket, builtTransaction, usdcRow, walletWithdraw, withdrawUser } from './withdrawals.checks.ts';
 
 /**
  * The concurrency facts: the same request sent a few times at once (Promise.all of a handful, within the run's
- * concurrency cap) has one effect; the other answers are errors the document gives, or for a keyed intent the replay.
+ * concurrency cap) has one effect; the other answers are errors the document gives, or for a keyed intent the replay;
+ * funds are counted and locked once (GET /me/balance after the race).
  * A server that checks, then writes, with a pause between the two lets more than one through. Cancels and order-level
  * withdrawal confirms race in actions.checks.ts and withdrawals.checks.ts.
  */
@@ -28,8 +32,40 @@ async function rowsOf(t: CheckContext, user: Funded, path: string): Promise<unkn
 const orderIds = async (t: CheckContext, user: Funded) => (await rowsOf(t, user, '/me/orders'))?.map((row) => String((row as { id?: unknown }).id));
 const pendingRows = async (t: CheckContext, user: Funded) => (await rowsOf(t, user, '/orders/pending'))?.length;
 
-export const twoConfirmsAtOnceMakeOneOrder = defineCheck({
-  name: 'two-confirms-of-one-pending-order-at-once-make-one-order',
+/** Whether a confirm's failure carries a code the spec documents for POST /orders/confirm, with the Errors table's status. */
+function documentedConfirmError(ex: Exchange): boolean {
+  const code = errorCode(ex);
+  const shape = validateResponse('orders', 'postOrdersConfirm', ex.response.status, ex.response.mediaType, ex.response.body);
+  return typeof code === 'string' && shape.documentedStatus && shape.documentedMediaType && shape.errors.length === 0 &&
+    (ERROR_STATUSES[code] ?? []).includes(ex.response.status);
+}
+
+/** The row of `mint` of the user's GET /me/balance (undefined without one). */
+async function balanceRow(t: CheckContext, user: Funded, mint: unknown): Promise<{ ex: Exchange; row?: Record<string, unknown> }> {
+  const ex = await asUser(t, user.sub, { path: '/me/balance' });
+  const rows = dataOf(ex)?.balances;
+  return { ex, row: Array.isArray(rows) ? rows.find((r) => isObject(r) && r.mint === mint) as Record<string, unknown> | undefined : undefined };
+}
+const totalOf = (row?: Record<string, unknown>) => BigInt(typeof row?.totalBalance === 'string' && INT.test(row.totalBalance) ? row.totalBalance : '0');
+
+/**
+ * After a race that confirmed `order` (whose intent deposited `inputAmount`): the input mint's row counts the deposit
+ * once (totalBalance up by inputAmount from `before`) and holds one lock, the order's totalAmount - amountSpent.
+ */
+async function expectDepositedAndLockedOnce(t: CheckContext, rule: string, user: Funded, order: Record<string, unknown>, inputAmount: string, before: bigint): Promise<void> {
+  const { ex, row } = await balanceRow(t, user, order.inputMint);
+  const entries = (Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown : []).filter(isObject);
+  const unspent = typeof order.totalAmount === 'string' && typeof order.amountSpent === 'string' ? BigInt(order.totalAmount) - BigInt(order.amountSpent) : undefined;
+  t.expect(rule, row !== undefined && totalOf(row) - before === BigInt(inputAmount) && entries.length === 1 && entries[0]!.orderId === order.id &&
+    (unspent === undefined || row.lockedForFutureTxns === unspent.toString()), {
+    documented: `after the race, the ${String(order.inputMint)} row counts the deposit once (totalBalance ${before} + ${inputAmount}) and holds one lock, of order ${String(order.id)}` +
+      (unspent === undefined ? '' : ` (lockedForFutureTxns ${unspent} = totalAmount - amountSpent)`),
+    received: row ?? '(no row for the input mint)', exchange: ex,
+  });
+}
+
+export const confirmsAtOnceMakeOneOrder = defineCheck({
+  name: 'confirms-of-one-pending-order-at-once-make-one-order-and-one-deposit',
   service: 'orders',
   rules: ['OA-CONF-023'],
   profile: 'full',
@@ -39,25 +75,29 @@ export const twoConfirmsAtOnceMakeOneOrder = defineCheck({
     const intent = await pendingIntent(t, user);
     const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) };
     const before = await orderIds(t, user);
-    const answers = await Promise.all([postConfirm(t, user.sub, body), postConfirm(t, user.sub, body)]);
+    const deposited = totalOf((await balanceRow(t, user, intent.data.inputMint)).row);
+    const answers = await race(() => postConfirm(t, user.sub, body));
     const winners = answers.filter(is2xx);
-    t.expect('OA-CONF-023', winners.length <= 1, {
-      documented: 'of two confirms of one pending order sent at once, at most one answers 2xx',
-      received: answers.map(failureOf), exchange: winners[1] ?? answers[0],
+    const losers = answers.filter((ex) => !is2xx(ex));
+    t.expect('OA-CONF-023', winners.length === 1 && losers.every(documentedConfirmError), {
+      documented: `of ${RACE_WIDTH} confirms of one valid pending order sent at once, exactly one answers 2xx and each other one an error code documented for POST /orders/confirm, with the Errors table's status`,
+      received: answers.map(failureOf), exchange: winners[1] ?? losers.find((ex) => !documentedConfirmError(ex)) ?? answers[0],
     });
-    for (const ex of answers.filter((a) => !is2xx(a))) t.note(`a confirm of the race answered ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
+    for (const ex of losers) t.note(`a confirm of the race answered ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
+    const order = dataOf(winners[0]!)?.order as Record<string, unknown> | undefined;
     const after = await orderIds(t, user);
     if (before !== undefined && after !== undefined) {
       const created = after.filter((id) => !before.includes(id));
-      t.expect('OA-CONF-023', created.length === winners.length, {
-        documented: 'two confirms of one pending order sent at once create one order, the one the 2xx answer returned (GET /me/orders)', received: { created, answered2xx: winners.length }, exchange: winners[0],
+      t.expect('OA-CONF-023', created.length === 1 && created[0] === order?.id, {
+        documented: `the race created one order, the one the 2xx answer returned (${String(order?.id)}; GET /me/orders)`, received: { created }, exchange: winners[0],
       });
     }
+    if (isObject(order)) await expectDepositedAndLockedOnce(t, 'OA-CONF-023', user, order, String(intent.data.inputAmount), deposited);
   },
 });
 
-export const sameKeyTwiceAtOnceMakesOnePendingOrder = defineCheck({
-  name: 'the-same-idempotency-key-twice-at-once-makes-one-pending-order',
+export const sameKeyAtOnceMakesOnePendingOrder = defineCheck({
+  name: 'the-same-idempotency-key-several-times-at-once-makes-one-pending-order-and-one-deposit',
   service: 'orders',
   rules: ['OA-IDEM-014'],
   profile: 'full',
@@ -65,21 +105,29 @@ export const sameKeyTwiceAtOnceMakesOnePendingOrder = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const headers = { 'X-Idempotency-Key': randomToken('race') };
+    const request = dcaRequest();
     const before = await pendingRows(t, user);
-    const answers = await Promise.all([postIntent(t, user.sub, dcaRequest(), headers), postIntent(t, user.sub, dcaRequest(), headers)]);
+    const answers = await race(() => postIntent(t, user.sub, request, headers));
     for (const ex of answers) skipIfTemplateRejected(t, ex);
     const ids = new Set(answers.filter(is2xx).map((ex) => dataOf(ex)?.pendingOrderId));
     const others = answers.filter((ex) => !is2xx(ex));
     t.expect('OA-IDEM-014', ids.size === 1 && others.every((ex) => ex.response.status === 409 || ex.response.status >= 500), {
-      documented: 'the same key and body sent twice at once: every 2xx carries one pendingOrderId (the replay), any other answer is a 409 or a retryable 5xx',
+      documented: `the same key and body sent ${RACE_WIDTH} times at once: every 2xx carries one pendingOrderId (the replay), any other answer is a 409 or a retryable 5xx`,
       received: answers.map((ex) => ({ status: ex.response.status, code: errorCode(ex), pendingOrderId: dataOf(ex)?.pendingOrderId })), exchange: answers[1],
     });
     const after = await pendingRows(t, user);
     if (before !== undefined && after !== undefined) {
       t.expect('OA-IDEM-014', after - before === 1, {
-        documented: 'the same key and body sent twice at once create one pending order (GET /orders/pending)', received: { before, after }, exchange: answers[0],
+        documented: `the same key and body sent ${RACE_WIDTH} times at once create one pending order (GET /orders/pending)`, received: { before, after }, exchange: answers[0],
       });
     }
+    // The one pending order confirmed: its deposit lands once and locks once.
+    const data = dataOf(answers.find(is2xx)!)!;
+    const deposited = totalOf((await balanceRow(t, user, data.inputMint)).row);
+    const confirm = await postConfirm(t, user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signed(String(data.transaction), user.keypair) });
+    const order = dataOf(confirm)?.order;
+    if (!is2xx(confirm) || !isObject(order)) throw new SetupFailed(`the confirm of the raced intent's pending order answered ${confirm.response.status}`, confirm);
+    await expectDepositedAndLockedOnce(t, 'OA-IDEM-014', user, order, String(data.inputAmount), deposited);
   },
 });
 

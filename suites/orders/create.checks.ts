@@ -1,14 +1,16 @@
-import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import { createPrivateKey, sign } from 'node:crypto';
+import { Keypair, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import {
-  createOrder, decodeTransaction, depositAmount, depositedTo, failureOf, fundUser, INT, intentRequest, intentUser, ISO_8601, NATIVE_MINT,
-  pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, UUID_V4, valuesOf, type Funded, type IntentRequest, type OrderType,
+  createOrder, decodeTransaction, depositAmount, depositedTo, failureOf, fundUser, INT, intentRequest, intentUser, ISO_8601, NATIVE_MINT, ORDER_TYPES,
+  dcaRequest, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, usdc, usdt, UUID_V4, valuesOf,
+  type Funded, type Intent, type IntentRequest, type OrderType,
 } from './orders.ts';
-import { asUser, dataOf, errorCode, is2xx, onboardedUser, postOnboard, correctBody, serviceNow, testWallet, throwawayWallet } from './users.ts';
+import { asUser, dataOf, errorCode, is2xx, onboardedUser, postOnboard, correctBody, serviceNow, testWallet, throwawayWallet, otherTenantKey } from './users.ts';
 
 /**
  * Creating orders of all five types (Orders: create; Resources: Order, Trigger-order fields, Slice order; Errors;
@@ -27,9 +29,9 @@ const PRICE = fc.bigInt({ min: 1n, max: 10n ** 24n }).map(String);
 const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
 /** A valid config of each type; `expiresIn` (seconds from the service's now) becomes expiresAt at request time. */
-interface Generated { config: Record<string, unknown>; expiresIn?: number }
+export interface Generated { config: Record<string, unknown>; expiresIn?: number }
 
-function validConfig(orderType: OrderType): fc.Arbitrary<Generated> {
+export function validConfig(orderType: OrderType): fc.Arbitrary<Generated> {
   const trigger = { amount: usdcCents(1000, 10_000), priceDecimals: fc.integer({ min: 0, max: 18 }), trailingStopBps: optional(fc.integer({ min: 1, max: 9999 })) };
   const expiresIn = optional(fc.integer({ min: 3600, max: 30 * 86_400 }));
   switch (orderType) {
@@ -53,7 +55,7 @@ function validConfig(orderType: OrderType): fc.Arbitrary<Generated> {
   }
 }
 
-async function requestOf(t: CheckContext, orderType: OrderType, generated: Generated): Promise<IntentRequest> {
+export async function requestOf(t: CheckContext, orderType: OrderType, generated: Generated): Promise<IntentRequest> {
   const expiresAt = generated.expiresIn === undefined ? undefined : await unixSecondsFromNow(t, generated.expiresIn);
   return intentRequest(orderType, { config: { ...generated.config, expiresAt } });
 }
@@ -507,6 +509,33 @@ const oracleDown = defineCheck({
   },
 });
 
+const stablecoinsNeedNoOracle = defineCheck({
+  name: 'usdc-and-usdt-inputs-are-accepted-while-the-price-oracle-is-down',
+  service: 'orders',
+  rules: ['OA-LIM-027'],
+  profile: 'full',
+  needs: ['faults'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, false);
+    const requests = [usdc(), usdt()].map((inputMint) => dcaRequest({ inputMint }));
+    // With the oracle up first: each body is one this target accepts, so that only the outage can change the answer.
+    for (const request of requests) {
+      const ex = await postIntent(t, user.sub, request);
+      skipIfTemplateRejected(t, ex);
+      if (!is2xx(ex)) throw new SetupFailed(`a DCA intent from ${request.inputMint} answered ${ex.response.status} with the oracle up`, ex);
+    }
+    await t.control.setFaults({ oracle: 'down' });
+    t.defer(() => t.control.setFaults({ oracle: 'up' }));
+    for (const request of requests) {
+      const ex = await postIntent(t, user.sub, request);
+      t.expect('OA-LIM-027', is2xx(ex), {
+        documented: `2xx (never 503 PRICE_ORACLE_UNAVAILABLE) for a DCA intent of 12 per cycle from the stablecoin ${request.inputMint} while the oracle is down: it counts as 1.00`,
+        received: failureOf(ex), exchange: ex,
+      });
+    }
+  },
+});
+
 const minOutputUnsatisfiable = defineCheck({
   name: 'crossed-trigger-with-an-unreachable-minimum-output-answers-400-min-output-unsatisfiable',
   service: 'orders',
@@ -604,11 +633,11 @@ const confirmOtherTenant = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-014'],
   profile: 'full',
-  needs: ['funding', 'tenants'],
+  needs: ['funding'],
   async run(t: CheckContext) {
     const owner = await intentUser(t, true);
     const intent = await pendingIntent(t, owner);
-    const tenant = await t.control.createTenant({});
+    const tenant = await otherTenantKey(t);
     const wallet = testWallet(t);
     const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), tenant.apiKey);
     if (!is2xx(onboard)) throw new SetupFailed(`onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`, onboard);
@@ -692,6 +721,145 @@ const tamperedEveryType = defineCheck({
           documented: `400 TRANSACTION_TAMPERED for a ${orderType} deposit whose message byte ${offset} had bit ${bit} flipped, then signed`, received: failureOf(ex), exchange: ex,
         });
       }, Math.min(t.env.numRuns, 8));
+  },
+});
+
+/**
+ * The deposit's transfer of the input (a system transfer, or an SPL TransferChecked / Transfer moving inputAmount):
+ * where its amount and its destination sit, or undefined when the transaction carries no such transfer.
+ */
+function inputTransfer(tx: Transaction, inputAmount: bigint): { ix: TransactionInstruction; amountAt: number; destination: number } | undefined {
+  for (const ix of tx.instructions) {
+    const program = ix.programId.toBase58();
+    if (ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2 && ix.data.readBigUInt64LE(4) === inputAmount) {
+      return { ix, amountAt: 4, destination: 1 };
+    }
+    if ((program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) && ix.data.length >= 9 && ix.data.readBigUInt64LE(1) === inputAmount) {
+      if (ix.data[0] === 12) return { ix, amountAt: 1, destination: 2 };
+      if (ix.data[0] === 3) return { ix, amountAt: 1, destination: 1 };
+    }
+  }
+  return undefined;
+}
+
+type DepositPart = 'amount' | 'destination';
+
+/** Changes the input transfer of `tx` in place: one unit more, or a stranger's account as destination. False without one. */
+function changeDeposit(tx: Transaction, inputAmount: bigint, part: DepositPart): boolean {
+  const transfer = inputTransfer(tx, inputAmount);
+  if (!transfer) return false;
+  if (part === 'amount') {
+    const data = Buffer.from(transfer.ix.data);
+    data.writeBigUInt64LE(inputAmount + 1n, transfer.amountAt);
+    transfer.ix.data = data;
+  } else {
+    transfer.ix.keys[transfer.destination] = { ...transfer.ix.keys[transfer.destination]!, pubkey: throwawayWallet().publicKey };
+  }
+  return true;
+}
+
+const serialized = (tx: Transaction) => tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+
+const changedDepositSigned = defineCheck({
+  name: 'a-deposit-whose-amount-or-destination-changed-then-signed-answers-400-transaction-tampered',
+  service: 'orders',
+  rules: ['OA-CONF-010'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await richUser(t);
+    let judged = 0;
+    await t.property('OA-CONF-010', fc.record({ orderType: fc.constantFrom(...ORDER_TYPES), part: fc.constantFrom<DepositPart>('amount', 'destination') }), async ({ orderType, part }) => {
+      const intent = await pendingIntent(t, user, intentRequest(orderType));
+      const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
+      if (!changeDeposit(tx, BigInt(String(intent.data.inputAmount)), part)) {
+        t.note(`the ${orderType} deposit has no transfer of inputAmount this check can decode: its ${part} is not changed`);
+        return;
+      }
+      // The changed message, then signed by the user: a valid signature over other instructions than the intent's.
+      tx.partialSign(user.keypair);
+      judged++;
+      const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: serialized(tx) });
+      t.expect('OA-CONF-010', ex.response.status === 400 && errorCode(ex) === 'TRANSACTION_TAMPERED', {
+        documented: `400 TRANSACTION_TAMPERED for a ${orderType} deposit whose ${part === 'amount' ? 'transfer amount was raised by one unit' : 'transfer destination was replaced'}, then signed by the user`,
+        received: failureOf(ex), exchange: ex,
+      });
+    }, Math.min(t.env.numRuns, 6));
+    if (judged === 0) t.skip('no deposit carried a transfer of inputAmount this check can decode: nothing was changed');
+  },
+});
+
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** An ed25519 signature of `bytes` by `signer` (the wrong key for a slot that belongs to someone else). */
+function ed25519(bytes: Buffer, signer: Keypair): Buffer {
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]), format: 'der', type: 'pkcs8' });
+  return sign(null, bytes, key);
+}
+
+/**
+ * How a deposit's user signature is made wrong: the message unchanged with another key's signature or with flipped
+ * signature bytes, or the message changed after the user signed it.
+ */
+const WRONG_SIGNATURES: Record<string, (intent: Intent, user: Funded) => string | undefined> = {
+  'the unchanged message signed by another key': (intent, user) => {
+    const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
+    tx.addSignature(user.keypair.publicKey, ed25519(tx.serializeMessage(), throwawayWallet()));
+    return serialized(tx);
+  },
+  'the unchanged message with the user\'s signature bytes flipped': (intent, user) => {
+    const tx = Transaction.from(Buffer.from(signed(intent.transaction, user.keypair), 'base64'));
+    const signature = Buffer.from(tx.signatures.find((entry) => entry.publicKey.equals(user.keypair.publicKey))!.signature!);
+    signature[7] = signature[7]! ^ 0xff;
+    tx.addSignature(user.keypair.publicKey, signature);
+    return serialized(tx);
+  },
+  'the amount changed after the user signed': (intent, user) => {
+    const tx = Transaction.from(Buffer.from(signed(intent.transaction, user.keypair), 'base64'));
+    return changeDeposit(tx, BigInt(String(intent.data.inputAmount)), 'amount') ? serialized(tx) : undefined;
+  },
+  'the destination changed after the user signed': (intent, user) => {
+    const tx = Transaction.from(Buffer.from(signed(intent.transaction, user.keypair), 'base64'));
+    return changeDeposit(tx, BigInt(String(intent.data.inputAmount)), 'destination') ? serialized(tx) : undefined;
+  },
+};
+
+/**
+ * A wrong signature has no code of its own in the document. Accepted (OA-CONF-024): TRANSACTION_TAMPERED ("signed
+ * transaction differs from the unsigned one"), SUBMIT_FAILED ("a bad transaction ... missing signatures"), TX_FAILED
+ * ("did not confirm") and CONFIRMATION_FAILED (confirming on-chain failed). Not INVALID_STATE (a lost race or a
+ * missing stored transaction) nor INVALID_TRANSACTION ("not raised by /orders/confirm").
+ */
+const WRONG_SIGNATURE_ANSWERS: ReadonlyArray<readonly [number, string]> = [[400, 'TRANSACTION_TAMPERED'], [500, 'SUBMIT_FAILED'], [500, 'TX_FAILED'], [500, 'CONFIRMATION_FAILED']];
+
+const wrongSignatureRejected = defineCheck({
+  name: 'a-deposit-whose-signature-does-not-verify-is-never-accepted-and-creates-no-order',
+  service: 'orders',
+  rules: ['OA-CONF-024'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await richUser(t);
+    let judged = 0;
+    for (const [what, make] of Object.entries(WRONG_SIGNATURES)) {
+      const intent = await pendingIntent(t, user);
+      const signedTransaction = make(intent, user);
+      if (signedTransaction === undefined) {
+        t.note(`${what}: the deposit has no transfer of inputAmount this check can decode, not sent`);
+        continue;
+      }
+      judged++;
+      const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
+      t.expect('OA-CONF-024', WRONG_SIGNATURE_ANSWERS.some(([status, code]) => ex.response.status === status && errorCode(ex) === code), {
+        documented: `a confirm with ${what} is not accepted: 400 TRANSACTION_TAMPERED, or 500 SUBMIT_FAILED, TX_FAILED or CONFIRMATION_FAILED`,
+        received: failureOf(ex), exchange: ex,
+      });
+      t.note(`${what}: ${ex.response.status} ${String(errorCode(ex))}`);
+    }
+    const { ex: list, ids } = await orderIds(t, user.sub, 'dca');
+    t.expect('OA-CONF-024', judged > 0 && ids.length === 0, {
+      documented: `no order after ${judged} confirms whose signature does not verify (GET /me/orders)`, received: ids, exchange: list,
+    });
   },
 });
 
@@ -832,7 +1000,8 @@ const confirmInsideWindow = defineCheck({
 /** The group in running order; the clock-advancing check runs last. */
 export const createChecks = [
   createsEveryType, dcaCounters, confirmNeverInvalidTransaction, triggerCreationFacts, ocoMinOutput, invalidTriggerConfigs, limitsAccepted, ocoPriceOrder,
-  triggerMinNotional, tenantMinimum, oracleNotional, oracleDown, minOutputUnsatisfiable, inlineOnboarding, inlineOnboardingConflict,
-  unknownUserIntent, confirmOtherUser, confirmOtherTenant, confirmUnsigned, confirmUnknown, tamperedEveryType, sliceRace, depositSignature,
+  triggerMinNotional, tenantMinimum, oracleNotional, oracleDown, stablecoinsNeedNoOracle, minOutputUnsatisfiable, inlineOnboarding, inlineOnboardingConflict,
+  unknownUserIntent, confirmOtherUser, confirmOtherTenant, confirmUnsigned, confirmUnknown, tamperedEveryType, changedDepositSigned, wrongSignatureRejected,
+  sliceRace, depositSignature,
   sliceListed, rejectedConfirmCreatesNothing, intentCreatesNothing, confirmInsideWindow,
 ];

@@ -132,7 +132,7 @@ export const dcaRunsItsCycles = defineCheck({
   name: 'dca-order-runs-one-cycle-per-scheduled-time-and-completes',
   service: 'orders',
   rules: ['OA-DCA-003', 'OA-DCA-021', 'OA-DCA-004', 'OA-DCA-008', 'OA-EXEC-009', 'OA-EXEC-003', 'OA-EXEC-016', 'OA-EXEC-017', 'OA-EXEC-021', 'OA-EXEC-022',
-    'OA-EXEC-023', ...USER_ORDER_RULES],
+    'OA-EXEC-023', 'OA-STATE-013', ...USER_ORDER_RULES],
   profile: 'full',
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
@@ -161,6 +161,12 @@ export const dcaRunsItsCycles = defineCheck({
     await t.control.advanceClock((total - before - 1) * frequency);
     const end = await readDca(t, user, orderId);
     if (end.order.status === 'failed') t.skip(`a later cycle failed on this target (${String(end.order.failureReason)})`);
+    const counters = (o: Row) => ({ cyclesCompleted: o.cyclesCompleted, amountSpent: o.amountSpent, amountReceived: o.amountReceived });
+    const grew = (field: 'cyclesCompleted' | 'amountSpent' | 'amountReceived') => BigInt(String(end.order[field] ?? 0)) >= BigInt(String(one.order[field] ?? 0));
+    t.expect('OA-STATE-013', grew('cyclesCompleted') && grew('amountSpent') && grew('amountReceived'), {
+      documented: 'cyclesCompleted, amountSpent and amountReceived never go down from one read to the next',
+      received: { after: counters(one.order), now: counters(end.order) }, exchange: end.ex,
+    });
     t.expect('OA-DCA-021', end.order.cyclesCompleted === total, {
       documented: `every cycle whose time the clock passed has run: cyclesCompleted ${total}`, received: { cyclesCompleted: end.order.cyclesCompleted, nextExecutionAt: end.order.nextExecutionAt }, exchange: end.ex,
     });

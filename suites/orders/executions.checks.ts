@@ -4,29 +4,49 @@ import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { advancePast, dcaOrder, readDca, readExecutions, withFaults, type Actor, type Row } from './dca-lifecycle.checks.ts';
 import { USER_ORDER_RULES } from './order-invariants.ts';
-import { createOrder, dcaRequest, fundUser, INT, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signed } from './orders.ts';
-import { correctBody, dataOf, is2xx, postOnboard, testWallet } from './users.ts';
+import { createOrder, dcaRequest, fundUser, INT, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signed, type IntentRequest } from './orders.ts';
+import { expectExecutionRows, LIST_CAP, rowsOf } from './reads.checks.ts';
+import { correctBody, dataOf, is2xx, postOnboard, servedRequest, testWallet } from './users.ts';
 
 /**
  * Execution rows ("Resources and their fields: Execution"): the fee snapshot against the tenant's fee settings, the
  * price oracle's outage, the slice fills. Rows come from DCA cycles run on the target's virtual clock.
  */
 
-/** A funded user of a new tenant created with `tenant` (POST /tenants options), with one confirmed DCA order. */
-async function tenantDca(t: CheckContext, tenant: { platformFeeBps: number; feeWallet?: string }): Promise<{ user: Actor; orderId: string; order: Row }> {
-  const { apiKey } = await t.control.createTenant(tenant);
+/** A user onboarded on the tenant of `apiKey` (its requests carry that X-Service-Key) and funded with `usdcAmount`. */
+export async function tenantUser(t: CheckContext, apiKey: string, usdcAmount?: string): Promise<Actor> {
   const headers = { 'X-Service-Key': apiKey };
   const wallet = testWallet(t);
   const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), apiKey);
   const d = dataOf(onboard);
   if (!is2xx(onboard) || typeof d?.userId !== 'string' || typeof d.walletAddress !== 'string') throw new SetupFailed(`onboarding on the new tenant answered ${onboard.response.status}`, onboard);
   const user: Actor = { sub: wallet.sub, userPubkey: wallet.keypair.publicKey.toBase58(), userId: d.userId, walletAddress: d.walletAddress, keypair: wallet.keypair, headers };
-  await fundUser(t, user.userPubkey);
-  const intent = await pendingIntent(t, user, dcaRequest(), headers);
-  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) }, headers);
+  await fundUser(t, user.userPubkey, usdcAmount);
+  return user;
+}
+
+/** A confirmed order of `user` (intent -> sign -> confirm with the user's headers); anything else is a broken precondition. */
+export async function actorOrder(t: CheckContext, user: Actor, request: IntentRequest = dcaRequest()): Promise<{ orderId: string; order: Row }> {
+  const intent = await pendingIntent(t, user, request, user.headers);
+  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) }, user.headers);
   const order = dataOf(confirm)?.order;
-  if (!is2xx(confirm) || !isObject(order) || typeof order.id !== 'string') throw new SetupFailed(`confirm on the new tenant answered ${confirm.response.status}`, confirm);
-  return { user, orderId: order.id, order };
+  if (!is2xx(confirm) || !isObject(order) || typeof order.id !== 'string') throw new SetupFailed(`confirm answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
+  return { orderId: order.id, order };
+}
+
+/** A funded user of a new tenant created with `tenant` (POST /tenants options), with one confirmed DCA order. */
+async function tenantDca(t: CheckContext, tenant: { platformFeeBps: number; feeWallet?: string }): Promise<{ user: Actor; orderId: string; order: Row }> {
+  const { apiKey } = await t.control.createTenant(tenant);
+  const user = await tenantUser(t, apiKey);
+  return { user, ...await actorOrder(t, user) };
+}
+
+/** Advances the clock past the latest next cycle time of `orders`, then `extraCycles` more periods. */
+export async function runCycles(t: CheckContext, orders: readonly Row[], extraCycles = 0): Promise<void> {
+  const next = orders.map((o) => Date.parse(String(o.nextExecutionAt)));
+  const frequency = Math.max(...orders.map((o) => Number(o.cycleFrequencySeconds)));
+  await advancePast(t, next.every((ms) => !Number.isNaN(ms)) ? new Date(Math.max(...next)).toISOString() : undefined, frequency);
+  if (extraCycles > 0) await t.control.advanceClock(extraCycles * frequency);
 }
 
 const FEE_FIELDS = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
@@ -43,8 +63,7 @@ export const feeSnapshotFollowsTheTenant = defineCheck({
     const charged = await tenantDca(t, { platformFeeBps: 100, feeWallet });
     const zeroBps = await tenantDca(t, { platformFeeBps: 0, feeWallet });
     const noWallet = await tenantDca(t, { platformFeeBps: 100 });
-    const latest = [charged, zeroBps, noWallet].map((o) => Date.parse(String(o.order.nextExecutionAt))).filter((ms) => !Number.isNaN(ms));
-    await advancePast(t, latest.length === 3 ? new Date(Math.max(...latest)).toISOString() : undefined, Number(charged.order.cycleFrequencySeconds));
+    await runCycles(t, [charged, zeroBps, noWallet].map((o) => o.order));
 
     const rowsOf = async (o: typeof charged) => {
       await readDca(t, o.user, o.orderId);
@@ -121,5 +140,35 @@ export const unconfirmedDepositIsTxFailed = defineCheck({
     t.expect('OA-ERR-010', ex.response.status === 500 && body?.success === false && typeof body.error?.message === 'string', {
       documented: `${String(code)} answered 500 with the failure envelope {success: false, error: {code, message}}`, received: { status: ex.response.status, body }, exchange: ex,
     });
+  },
+});
+
+/** More cycles than the 500-row cap of execution lists: 60-second cycles of 12 USDC (above the default minimum). */
+const CAPPED_CYCLES = 510;
+
+export const executionListsAreCappedAt500 = defineCheck({
+  name: 'dca-order-of-510-cycles-lists-500-execution-rows-of-the-documented-shape',
+  service: 'orders',
+  rules: ['OA-EXEC-001', 'OA-EXEC-002', 'OA-EXEC-003', 'OA-EXEC-004', 'OA-EXEC-005', 'OA-EXEC-006', 'OA-EXEC-007', 'OA-EXEC-017', 'OA-REP-020', ...USER_ORDER_RULES],
+  profile: 'full',
+  needs: ['funding', 'clock'],
+  async run(t: CheckContext) {
+    const user: Actor = await intentUser(t, false);
+    const perCycle = 12_000_000n;
+    await fundUser(t, user.userPubkey, String(perCycle * BigInt(CAPPED_CYCLES + 10)));
+    const { orderId, order } = await actorOrder(t, user, dcaRequest({ totalAmount: String(perCycle * BigInt(CAPPED_CYCLES)), amountPerCycle: String(perCycle), cycleFrequencySeconds: 60 }));
+    await runCycles(t, [order], CAPPED_CYCLES);
+    const after = (await readDca(t, user, orderId)).order;
+    if (!(Number(after.cyclesCompleted) > LIST_CAP)) t.skip(`the order ran ${String(after.cyclesCompleted)} cycles (status ${String(after.status)}), not more than ${LIST_CAP}: the cap cannot be reached`);
+
+    const { ex, rows } = await readExecutions(t, user, orderId);
+    if (rows.length === 0) t.skip(`GET /orders/${orderId}/executions lists no row after ${String(after.cyclesCompleted)} cycles: no row to judge`);
+    t.expect('OA-EXEC-001', rows.every((r) => r.orderId === orderId), { documented: `rows of the order ${orderId}`, received: rows.slice(0, 3), exchange: ex });
+    t.expect('OA-EXEC-002', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} rows of ${String(after.cyclesCompleted)} cycles`, received: rows.length, exchange: ex });
+    expectExecutionRows(t, rows, ex);
+
+    const partner = await servedRequest(t, { path: `/partners/me/executions?userId=${encodeURIComponent(user.userId)}` });
+    const reported = rowsOf(t, 'OA-REP-020', partner);
+    t.expect('OA-REP-020', reported.length <= LIST_CAP, { documented: `at most ${LIST_CAP} rows of the user's ${String(after.cyclesCompleted)} cycles`, received: reported.length, exchange: partner });
   },
 });

@@ -1,45 +1,124 @@
 import { randomUUID } from 'node:crypto';
-import { findOperation, listOperations, type OperationInfo } from '../../generators/index.ts';
+import { listOperations, type JsonSchema, type OperationInfo } from '../../generators/index.ts';
+import { schemaRoot } from '../../generators/arbitraries.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
+import { SetupFailed, Skipped } from '../harness/failure.ts';
 import {
-  HOSTILE_STRINGS, MALFORMED_AMOUNTS, MALFORMED_KEYS, MALFORMED_PATH_IDS, Tally, fillPath, invalidRequests, leakedInternals,
-  runsPerOperation, sampleRequest, sendHostile,
+  HOSTILE_STRINGS, MALFORMED_AMOUNTS, MALFORMED_KEYS, MALFORMED_PATH_IDS, fillPath, generatedMustBeRejected, invalidRequests,
+  leakedInternals, mayServeAmount, runsPerOperation, sampleRequest, sweep, type Sweep,
 } from '../shared/hostile.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { ERROR_STATUSES } from './error-table.ts';
-import { NATIVE_MINT, usdc } from './orders.ts';
+import { createOrder, defaultConfig, intentRequest, intentUser, ORDER_TYPES, usdc, type OrderType } from './orders.ts';
 import { errorCode, onboardedUser, rateLimited, testWallet } from './users.ts';
 
 /**
- * Hostile input on every operation of the orders spec (OA-HOST-001, OA-HOST-002): malformed path ids, hostile and
- * repeated query parameters, broken and oversized bodies, malformed amounts and keys, and the invalid requests the
- * spec's own arbitraries generate. Every answer must be a client error in the failure envelope (or a 2xx where the
- * input is not validated: the /me/orders filters, unknown query parameters), never a 5xx, never a hang, and never a
- * message that leaks internals. What status a malformed path id gets (400 or 404) is not shown (UNKNOWNS part B):
- * any 4xx whose code the Errors tables give that status is accepted.
+ * Hostile input on every operation of the orders spec, GET /health included (OA-HOST-001..003): malformed path ids,
+ * hostile, unknown and repeated query parameters, broken and oversized bodies, malformed amounts, prices and keys in
+ * every field that carries one, and the invalid requests the spec's own arbitraries generate.
+ *
+ * Every answer must be a client error in the failure envelope, with a code the Errors tables give that status (and
+ * that operation, where the table names one), never a 5xx, never a hang, never a message that leaks internals. A 2xx
+ * is accepted only where the documents leave the input arguably valid or unvalidated: unknown or repeated query
+ * parameters, the exact and unvalidated /me/orders filters, a body an operation without required fields may ignore,
+ * an amount a lenient parser reads ("007", "+1", " 1"), an empty or null optional amount. Never for invalid JSON, a
+ * body that is no object, a missing required field, a wrong JSON type, a negative or fractional amount or one beyond
+ * u64. What status a malformed path id gets (400 or 404) is not shown (UNKNOWNS part B): any 4xx the tables allow.
+ * Fields that exist only in the suite's assumed templates (intent `config`, PATCH and confirm bodies; O7-O10, O12)
+ * are judged under OA-HOST-003 (assumed).
  *
  * Reads run in `readonly` (a user is onboarded only in `full`; otherwise user-scoped reads stop at the auth layer,
- * which must hold up too); writes run in `full`, with an onboarded user so that the bodies reach the handlers.
+ * which must hold up too); writes run in `full`. In `full`, when the target can fund a wallet or TEST_WALLET_SECRET_KEY
+ * names one, the check creates one DCA, one stop-loss and one slice order and sends the bad bodies and queries of the
+ * order-level operations to their ids, so that they reach validation instead of a 404.
  */
 
-const CONFIRM = findOperation('orders', 'POST', '/orders/confirm')?.operationId;
-/** Answers a healthy target may still give while its chain or oracle hiccups: the environment, not the input. */
 const ENVIRONMENT_CODES = new Set(['RPC_UNAVAILABLE', 'PRICE_ORACLE_UNAVAILABLE']);
 const ONE_MIB = 1 << 20;
+
+/** Codes whose row in the Errors tables names the operations that give them. */
+const CODE_OPERATIONS: Readonly<Record<string, readonly string[]>> = {
+  MISSING_PARAMS: ['POST /orders/confirm'],
+  INVALID_REQUEST: ['POST /dca/{orderId}/modify/confirm'],
+  INVALID_TRANSACTION: ['POST /withdraw/confirm', 'POST /dca/{orderId}/modify/confirm', 'POST /orders/{orderId}/withdraw/confirm'],
+  EXPIRED: ['POST /orders/confirm'],
+  MIN_OUTPUT_UNSATISFIABLE: ['POST /orders/intent'],
+  PAUSE_NOT_SUPPORTED: ['POST /orders/{orderId}/pause'],
+  CANCEL_NOT_SUPPORTED: ['POST /orders/{orderId}/cancel'],
+  ORDER_NOT_FAILED: ['POST /orders/{orderId}/retry'],
+  RETRY_NOT_SUPPORTED: ['POST /orders/{orderId}/retry'],
+  LOCK_FAILED: ['PATCH /dca/{orderId}'],
+  LOCK_EXPIRED: ['POST /dca/{orderId}/modify/confirm'],
+};
+
+/** Amount- and price-carrying fields of each intent template (the placeholders of specs/order-templates.yaml). */
+const INTENT_AMOUNT_FIELDS: Readonly<Record<OrderType, ReadonlyArray<{ name: string; price?: boolean; optional?: boolean }>>> = {
+  dca: [{ name: 'totalAmount' }, { name: 'amountPerCycle' }],
+  stop_loss: [{ name: 'amount' }, { name: 'triggerPrice', price: true }, { name: 'minOutputAmount', optional: true }],
+  take_profit: [{ name: 'amount' }, { name: 'triggerPrice', price: true }],
+  oco: [{ name: 'amount' }, { name: 'stopLossPrice', price: true }, { name: 'takeProfitPrice', price: true }],
+  slice: [{ name: 'amount' }],
+};
+
+/** Amount- and price-carrying fields of the assumed PATCH bodies `{config: {...}}` (UNKNOWNS O8, O10). */
+const PATCH_AMOUNT_FIELDS: Readonly<Record<string, ReadonlyArray<{ name: string; price?: boolean }>>> = {
+  'PATCH /dca/{orderId}': [{ name: 'totalAmount' }, { name: 'amountPerCycle' }],
+  'PATCH /stop-loss/{orderId}': [{ name: 'triggerPrice', price: true }],
+  'PATCH /take-profit/{orderId}': [{ name: 'triggerPrice', price: true }],
+  'PATCH /oco/{orderId}': [{ name: 'stopLossPrice', price: true }, { name: 'takeProfitPrice', price: true }],
+};
 
 interface BadInput {
   what: string;
   spec: RequestSpec;
+  /** A conforming server may serve it (2xx): the documents leave it arguably valid or unvalidated. */
+  served: boolean;
+  /** The rule a 2xx breaks (OA-HOST-003 for fields of the assumed templates). */
+  rule?: string;
 }
 
-/** The operations that take a key (GET /health is public and has its own body), reads or writes. */
+/** The real orders whose ids the order-level operations get (by the kind of path). */
+interface RealOrders {
+  dca?: string;
+  trigger?: string;
+  slice?: string;
+}
+
+const key = (op: OperationInfo) => `${op.method} ${op.path}`;
+
+/** Reads (GET /health included) or writes. */
 function operations(writes: boolean): OperationInfo[] {
-  return listOperations('orders').filter((op) => op.security.includes('serviceKey') && (op.method !== 'GET') === writes);
+  return listOperations('orders').filter((op) => (op.method !== 'GET') === writes);
 }
 
 const userScoped = (op: OperationInfo) => op.securityAlternatives.some((alt) => alt.includes('serviceUser'));
+const isHealth = (op: OperationInfo) => op.security.length === 0;
+
+/** The top-level fields every documented shape of the operation's body requires (none for an open body). */
+function requiredFields(op: OperationInfo): string[] {
+  const schemas = (schemaRoot('orders') as { components: { schemas: Record<string, JsonSchema> } }).components.schemas;
+  const resolve = (s: JsonSchema): Record<string, unknown> => {
+    const ref = isObject(s) && typeof s.$ref === 'string' ? s.$ref : undefined;
+    return ref ? resolve(schemas[ref.split('/').pop()!]!) : (s as Record<string, unknown>);
+  };
+  const required = (s: JsonSchema): string[] => {
+    const schema = resolve(s);
+    const branches = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+    if (branches) return branches.map(required).reduce((a, b) => a.filter((name) => b.includes(name)));
+    return Array.isArray(schema.required) ? schema.required as string[] : [];
+  };
+  const schema = op.requestBody?.mediaTypes['application/json']?.schema;
+  return schema ? required(schema) : [];
+}
+
+/** The id an order-level operation gets: a real order of the matching kind, else a fresh UUID (a 404 then). */
+function orderIdFor(op: OperationInfo, real: RealOrders): string {
+  if (op.path.startsWith('/slice/')) return real.slice ?? randomUUID();
+  if (/^\/(stop-loss|take-profit|oco)\//.test(op.path)) return real.trigger ?? randomUUID();
+  return real.dca ?? randomUUID();
+}
 
 /** A JSON body of exactly 1 MiB. */
 function oneMebibyteBody(): string {
@@ -47,75 +126,126 @@ function oneMebibyteBody(): string {
   return JSON.stringify({ padding: 'x'.repeat(ONE_MIB - shell.length) });
 }
 
-/** Hostile path ids, query parameters and (for writes) bodies of one operation. */
-function badInputs(op: OperationInfo, userPubkey: string): BadInput[] {
-  const inputs: BadInput[] = [];
-  const at = (path: string, extra: Omit<RequestSpec, 'path'> = {}) => ({ method: op.method, path, operationId: op.operationId, ...extra });
-  const basePath = fillPath(op.path, () => randomUUID());
-  // Path ids.
-  if (op.path.includes('{')) {
-    for (const id of MALFORMED_PATH_IDS) inputs.push({ what: `path id ${id.slice(0, 40)}`, spec: at(fillPath(op.path, () => id), bodyOf(op, '{}')) });
-  }
-  // Query parameters: each documented one with hostile values and repeated, and an unknown one.
-  for (const p of op.parameters.filter((q) => q.in === 'query')) {
-    for (const value of HOSTILE_STRINGS) inputs.push({ what: `query ${p.name}=${JSON.stringify(value.slice(0, 30))}`, spec: at(basePath, { query: { [p.name]: value }, ...bodyOf(op, '{}') }) });
-    inputs.push({ what: `query ${p.name} repeated`, spec: at(basePath, { query: `${p.name}=a&${p.name}=b`, ...bodyOf(op, '{}') }) });
-  }
-  inputs.push({ what: 'unknown query parameters', spec: at(basePath, { query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', '__proto__': 'x' }, ...bodyOf(op, '{}') }) });
-  if (op.method === 'GET') return inputs;
-  // Bodies.
-  const raw: Array<[string, string, string | undefined]> = [
-    ['invalid JSON', '{"a":', 'application/json'],
-    ['not JSON at all', 'not json', 'application/json'],
-    ['an empty body', '', 'application/json'],
-    ['JSON null', 'null', 'application/json'],
-    ['a JSON array', '[]', 'application/json'],
-    ['a JSON string', '"text"', 'application/json'],
-    ['a JSON number', '42', 'application/json'],
-    ['JSON nested 10000 deep', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, 'application/json'],
-    ['a 1 MiB body', oneMebibyteBody(), 'application/json'],
-    ['a text/plain content type', '{}', 'text/plain'],
-    ['a form content type', 'a=b&c=d', 'application/x-www-form-urlencoded'],
-    ['no content type', '{}', undefined],
-    ['control characters and unicode in values', JSON.stringify({ sub: HOSTILE_STRINGS[6], config: { note: HOSTILE_STRINGS[7] }, withdraw: HOSTILE_STRINGS[0] }), 'application/json'],
+/** GET /health: unknown and repeated parameters and bodies on a GET, which it must ignore or reject. */
+function healthInputs(op: OperationInfo): BadInput[] {
+  const at = (extra: Omit<RequestSpec, 'path'>): RequestSpec => ({ method: 'GET', path: op.path, operationId: op.operationId, ...extra, headers: { 'X-Service-Key': undefined, ...(extra.headers ?? {}) } });
+  return [
+    { what: 'unknown query parameters', spec: at({ query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', '__proto__': 'x' } }), served: true },
+    { what: 'an unknown parameter repeated', spec: at({ query: 'conformanceUnknown=a&conformanceUnknown=b' }), served: true },
+    ...HOSTILE_STRINGS.filter((_, i) => i % 3 === 0).map((value) => ({ what: `unknown parameter ${JSON.stringify(value.slice(0, 30))}`, spec: at({ query: { status: value } }), served: true })),
+    { what: 'a JSON body on a GET', spec: at({ body: '{"status":"error"}', headers: { 'content-type': 'application/json' } }), served: true },
+    { what: 'invalid JSON on a GET', spec: at({ body: '{"a":', headers: { 'content-type': 'application/json' } }), served: true },
   ];
-  for (const [what, body, contentType] of raw) inputs.push({ what, spec: at(basePath, { body, headers: { 'content-type': contentType } }) });
-  for (const json of fieldValues(op, userPubkey)) inputs.push({ what: `body ${JSON.stringify(json).slice(0, 80)}`, spec: at(basePath, { json }) });
+}
+
+/** Hostile path ids, query parameters and (for writes) bodies of one keyed operation. */
+function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): BadInput[] {
+  if (isHealth(op)) return healthInputs(op);
+  const inputs: BadInput[] = [];
+  const at = (path: string, extra: Omit<RequestSpec, 'path'> = {}): RequestSpec => ({ method: op.method, path, operationId: op.operationId, ...extra });
+  const required = requiredFields(op);
+  const openBody = required.length === 0;
+  const basePath = fillPath(op.path, () => orderIdFor(op, real));
+  const emptyObject = op.method === 'GET' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } };
+  // Path ids: malformed ones keep failing lookups, whatever the body (random and malformed ids are no real order).
+  if (op.path.includes('{')) {
+    for (const id of MALFORMED_PATH_IDS) inputs.push({ what: `path id ${id.slice(0, 40)}`, spec: at(fillPath(op.path, () => id), emptyObject), served: false });
+  }
+  // Query parameters: each documented one with hostile values and repeated; unknown ones, alone and repeated. The
+  // /me/orders filters are exact and unvalidated, hideZero a boolean a lenient reader takes as false, the
+  // /partners/me filters (status, orderType, userId) filter to nothing; only an invalid timestamp is a documented 400.
+  for (const p of op.parameters.filter((q) => q.in === 'query')) {
+    const timestamp = /^createdAt/.test(p.name);
+    for (const value of HOSTILE_STRINGS) {
+      inputs.push({ what: `query ${p.name}=${JSON.stringify(value.slice(0, 30))}`, spec: at(basePath, { query: { [p.name]: value }, ...emptyObject }), served: !timestamp || value === '' });
+    }
+    inputs.push({ what: `query ${p.name} repeated`, spec: at(basePath, { query: `${p.name}=a&${p.name}=b`, ...emptyObject }), served: !timestamp });
+  }
+  inputs.push({ what: 'unknown query parameters', spec: at(basePath, { query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', '__proto__': 'x' }, ...emptyObject }), served: op.method === 'GET' || openBody });
+  inputs.push({ what: 'an unknown query parameter repeated', spec: at(basePath, { query: 'conformanceUnknown=a&conformanceUnknown=b', ...emptyObject }), served: op.method === 'GET' || openBody });
+  if (op.method === 'GET') return inputs;
+  // Bodies: what does not parse as JSON, or is no object, is never served; without required fields an operation may
+  // ignore an object it does not know, or an empty body.
+  const raw: Array<[string, string, string | undefined, boolean]> = [
+    ['invalid JSON', '{"a":', 'application/json', false],
+    ['not JSON at all', 'not json', 'application/json', false],
+    ['an empty body', '', 'application/json', !op.requestBody?.required],
+    ['JSON null', 'null', 'application/json', false],
+    ['a JSON array', '[]', 'application/json', false],
+    ['a JSON string', '"text"', 'application/json', false],
+    ['a JSON number', '42', 'application/json', false],
+    ['JSON nested 10000 deep', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, 'application/json', false],
+    ['a 1 MiB body', oneMebibyteBody(), 'application/json', openBody],
+    ['a text/plain content type', '{}', 'text/plain', openBody],
+    ['a form content type', 'a=b&c=d', 'application/x-www-form-urlencoded', openBody],
+    ['no content type', '{}', undefined, openBody],
+    ['control characters and unicode in values', JSON.stringify({ sub: HOSTILE_STRINGS[6], note: HOSTILE_STRINGS[7], withdraw: HOSTILE_STRINGS[0] }), 'application/json', openBody],
+  ];
+  for (const [what, body, contentType, served] of raw) inputs.push({ what, spec: at(basePath, { body, headers: { 'content-type': contentType } }), served });
+  for (const field of fieldValues(op, userPubkey)) inputs.push({ ...field, what: `body ${JSON.stringify(field.json).slice(0, 80)}`, spec: at(basePath, { json: field.json }) });
   return inputs;
 }
 
-function bodyOf(op: OperationInfo, body: string): Omit<RequestSpec, 'path'> {
-  return op.method === 'GET' ? {} : { body, headers: { 'content-type': 'application/json' } };
+interface FieldBody {
+  json: unknown;
+  served: boolean;
+  rule?: string;
 }
 
-/** Malformed amounts, keys and values in the fields the document names for this operation. */
-function fieldValues(op: OperationInfo, userPubkey: string): unknown[] {
-  const dca = (config: Record<string, unknown>) => ({ orderType: 'dca', inputMint: usdc(), outputMint: NATIVE_MINT, config: { totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 3600, ...config } });
-  switch (`${op.method} ${op.path}`) {
+/** Each malformed amount in `place(value)`, judged as an amount or a price (prices have no documented bound). */
+function amounts(place: (value: unknown) => unknown, field: { price?: boolean; optional?: boolean }, rule?: string): FieldBody[] {
+  // A well-formed integer beyond u64 is no malformed price: not sent to price fields.
+  return MALFORMED_AMOUNTS.filter((m) => !(field.price && m.reading === 'beyond-u64'))
+    .map((m) => ({ json: place(m.value), served: mayServeAmount(m.reading, field), rule }));
+}
+
+/** Malformed amounts, prices, keys and values in the fields the document (or an assumed template) names. */
+function fieldValues(op: OperationInfo, userPubkey: string): FieldBody[] {
+  const rejected = (json: unknown, rule?: string): FieldBody => ({ json, served: false, rule });
+  const patchFields = PATCH_AMOUNT_FIELDS[key(op)];
+  if (patchFields) {
+    const documentedConfig = op.path !== '/dca/{orderId}'; // trigger PATCH: `{config: {partial}}`; DCA PATCH: not shown (O8)
+    return [
+      ...patchFields.flatMap((field) => amounts((value) => ({ config: { [field.name]: value } }), field, 'OA-HOST-003')),
+      rejected({ config: 'not an object' }, documentedConfig ? undefined : 'OA-HOST-003'),
+      ...(documentedConfig ? [rejected({ settings: {} })] : []),
+    ];
+  }
+  switch (key(op)) {
     case 'POST /withdraw/transaction':
       return [
-        ...MALFORMED_AMOUNTS.map((amount) => ({ userPubkey, tokenMint: usdc(), amount })),
-        ...MALFORMED_KEYS.map((key) => ({ userPubkey: key, tokenMint: usdc() })),
-        ...MALFORMED_KEYS.map((key) => ({ userPubkey, tokenMint: key })),
+        ...amounts((amount) => ({ userPubkey, tokenMint: usdc(), amount }), { optional: true }),
+        ...MALFORMED_KEYS.map((k) => rejected({ userPubkey: k, tokenMint: usdc() })),
+        ...MALFORMED_KEYS.map((k) => rejected({ userPubkey, tokenMint: k })),
       ];
     case 'POST /orders/intent':
       return [
-        ...MALFORMED_AMOUNTS.map((amount) => dca({ totalAmount: amount, amountPerCycle: amount })),
-        ...MALFORMED_KEYS.map((key) => ({ ...dca({}), inputMint: key, config: { inputMint: key, totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 3600 } })),
-        ...HOSTILE_STRINGS.map((orderType) => ({ orderType, config: {} })),
-        { orderType: 'dca', config: 'not an object' },
+        ...ORDER_TYPES.flatMap((type) => INTENT_AMOUNT_FIELDS[type].flatMap((field) =>
+          amounts((value) => intentRequest(type, { config: { [field.name]: value } }), field, 'OA-HOST-003'))),
+        ...MALFORMED_KEYS.filter((k) => typeof k === 'string').map((k) => rejected(intentRequest('dca', { inputMint: k as string }), 'OA-HOST-003')),
+        ...HOSTILE_STRINGS.map((orderType) => rejected({ orderType, config: {} })),
+        rejected({ orderType: 'dca', config: 'not an object' }),
+        rejected({ config: defaultConfig('dca') }),
+        rejected({ orderType: 'dca' }),
       ];
     case 'POST /orders/confirm':
-      return HOSTILE_STRINGS.map((value) => ({ pendingOrderId: value, signedTransaction: value }));
+      return [...HOSTILE_STRINGS.map((value) => rejected({ pendingOrderId: value, signedTransaction: value })), rejected({ pendingOrderId: randomUUID() })];
     case 'POST /partner/onboard':
       return [
-        ...MALFORMED_KEYS.map((key) => ({ sub: randomToken('hostile'), userPubkey: key, siws: { message: 'x', signature: key } })),
-        ...HOSTILE_STRINGS.map((value) => ({ sub: value, userPubkey, siws: { message: value, signature: value } })),
+        ...MALFORMED_KEYS.map((k) => rejected({ sub: randomToken('hostile'), userPubkey: k, siws: { message: 'x', signature: k } })),
+        ...HOSTILE_STRINGS.map((value) => rejected({ sub: value, userPubkey, siws: { message: value, signature: value } })),
       ];
     case 'POST /orders/{orderId}/cancel':
-      return [{ withdraw: 'yes' }, ...MALFORMED_KEYS.map((key) => ({ withdraw: true, userPubkey: key }))];
+      return [rejected({ withdraw: 'yes' }), rejected({ withdraw: 1 }), ...MALFORMED_KEYS.map((k) => rejected({ withdraw: true, userPubkey: k }))];
+    case 'POST /withdraw/confirm':
+      return HOSTILE_STRINGS.slice(0, 6).map((value) => rejected({ signedTransaction: value }));
+    case 'POST /dca/{orderId}/modify/confirm':
+    case 'POST /orders/{orderId}/withdraw/confirm':
+      // Nothing is pending on these orders, and no reading makes a garbage transaction confirmable (O9, O12).
+      return HOSTILE_STRINGS.slice(0, 6).map((value) => rejected({ signedTransaction: value, cyclesCompleted: value, config: {} }, 'OA-HOST-003'));
     default:
-      return HOSTILE_STRINGS.slice(0, 4).map((value) => ({ signedTransaction: value, config: { totalAmount: value } }));
+      // Pause, resume, retry, order-level withdraw and abandon: the body is not shown (O11); unknown fields may be ignored.
+      return HOSTILE_STRINGS.slice(0, 4).map((value) => ({ json: { signedTransaction: value, config: { totalAmount: value } }, served: true }));
   }
 }
 
@@ -125,62 +255,119 @@ function sentStrings(ex: Exchange): string[] {
   return [ex.request.url, url.pathname, decodeURIComponent(url.pathname), ...url.searchParams.values(), ...url.searchParams.keys(), ex.request.body ?? ''];
 }
 
-/** OA-HOST-001 and OA-HOST-002 on one answer; returns false when the answer says nothing (environment trouble). */
-function judge(t: CheckContext, op: OperationInfo, what: string, ex: Exchange): boolean {
+function received(ex: Exchange) {
+  const { status, body } = ex.response;
+  return { status, body: typeof body === 'string' ? body.slice(0, 300) : body };
+}
+
+/** GET /health, outside the envelope: a 2xx or a 4xx, a 503 only as its database state (environment). */
+function judgeHealth(t: CheckContext, what: string, ex: Exchange): boolean {
+  const { status, body } = ex.response;
+  if (status === 503 && isObject(body) && body.status === 'error') return false;
+  const where = `GET /health with ${what}`;
+  t.expect('OA-HOST-001', (status >= 200 && status < 300) || (status >= 400 && status < 500), {
+    documented: `${where}: ignored (2xx) or rejected (4xx), never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`, received: received(ex), exchange: ex,
+  });
+  if (status >= 400) {
+    const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
+    const leak = leakedInternals(text, sentStrings(ex));
+    t.expect('OA-HOST-002', leak === undefined, { documented: `${where}: an error body without internals`, received: { leaked: leak, body: text.slice(0, 300) }, exchange: ex });
+  }
+  return true;
+}
+
+/** OA-HOST-001..003 on one answer; returns false when the answer says nothing (environment trouble). */
+function judge(t: CheckContext, op: OperationInfo, input: Pick<BadInput, 'what' | 'served' | 'rule'>, ex: Exchange): boolean {
   rateLimited(ex);
+  if (isHealth(op)) return judgeHealth(t, input.what, ex);
   const { status, body } = ex.response;
   const code = errorCode(ex);
   if (status === 503 && typeof code === 'string' && ENVIRONMENT_CODES.has(code)) return false;
-  const where = `${op.method} ${op.path} with ${what}`;
-  const received = { status, body: typeof body === 'string' ? body.slice(0, 300) : body };
-  const documentedFiveHundred = op.operationId === CONFIRM && status === 500 && code === 'SUBMIT_FAILED';
+  const where = `${key(op)} with ${input.what}`;
+  const documentedFiveHundred = key(op) === 'POST /orders/confirm' && status === 500 && code === 'SUBMIT_FAILED';
   t.expect('OA-HOST-001', (status >= 200 && status < 300) || (status >= 400 && status < 500) || documentedFiveHundred, {
-    documented: `${where}: a client error (4xx) or a 2xx, never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`, received, exchange: ex,
+    documented: `${where}: a client error (4xx), never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`, received: received(ex), exchange: ex,
   });
-  if (status < 400) return true;
+  if (status < 400) {
+    t.expect(input.rule ?? 'OA-HOST-001', input.served, {
+      documented: `${where}: a client error (4xx); no reading of the documents${input.rule === 'OA-HOST-003' ? ' (with the suite\'s assumed field names)' : ''} lets this input through`,
+      received: received(ex), exchange: ex,
+    });
+    return true;
+  }
   const error = isObject(body) ? body.error : undefined;
   const enveloped = isObject(body) && body.success === false && isObject(error) && typeof error.code === 'string' && typeof error.message === 'string';
-  t.expect('OA-HOST-001', enveloped, { documented: `${where}: the failure envelope {success:false, error:{code, message}}`, received, exchange: ex });
+  t.expect('OA-HOST-001', enveloped, { documented: `${where}: the failure envelope {success:false, error:{code, message}}`, received: received(ex), exchange: ex });
   const statuses = ERROR_STATUSES[String(code)];
-  t.expect('OA-HOST-001', !statuses || statuses.includes(status), {
-    documented: `${where}: ${String(code)} comes with HTTP ${statuses?.join(' or ')} (Errors tables)`, received, exchange: ex,
+  t.expect('OA-HOST-001', statuses !== undefined, {
+    documented: `${where}: an error.code of the Errors tables (${String(code)} is in none)`, received: received(ex), exchange: ex,
+  });
+  t.expect('OA-HOST-001', statuses.includes(status), {
+    documented: `${where}: ${String(code)} comes with HTTP ${statuses.join(' or ')} (Errors tables)`, received: received(ex), exchange: ex,
+  });
+  const only = CODE_OPERATIONS[String(code)];
+  t.expect('OA-HOST-001', !only || only.includes(key(op)), {
+    documented: `${where}: ${String(code)} is the answer of ${only?.join(', ')} only (Errors tables)`, received: received(ex), exchange: ex,
   });
   const leak = leakedInternals(String((error as Record<string, unknown>).message), sentStrings(ex));
   t.expect('OA-HOST-002', leak === undefined, { documented: `${where}: error.message is for people, without internals`, received: { leaked: leak, message: (error as Record<string, unknown>).message }, exchange: ex });
   return true;
 }
 
-/** The sub hostile user-scoped requests carry: an onboarded user (writes, or reads in `full`), else a never-onboarded one. */
-async function hostileUser(t: CheckContext, onboard: boolean): Promise<{ sub: string; userPubkey: string }> {
-  const canOnboard = onboard && (t.control.has('funding') || Boolean(t.env.credentials.walletSecretKey));
-  if (!canOnboard) {
-    t.note('user-scoped operations were sent as a never-onboarded user: their answers come from the auth layer');
-    return { sub: randomToken('hostile-never-onboarded'), userPubkey: '11111111111111111111111111111111' };
+/** An order of `type` for the hostile inputs to reach, or undefined (with a note) when it cannot be made. */
+async function realOrder(t: CheckContext, user: Parameters<typeof createOrder>[1], type: OrderType): Promise<string | undefined> {
+  try {
+    return (await createOrder(t, user, intentRequest(type))).orderId;
+  } catch (e) {
+    if (!(e instanceof Skipped) && !(e instanceof SetupFailed)) throw e;
+    t.note(`no real ${type} order (${e.reason}): its operations got random ids`);
+    return undefined;
   }
-  const user = await onboardedUser(t, testWallet(t));
-  return { sub: user.sub, userPubkey: user.userPubkey };
+}
+
+/**
+ * The user hostile user-scoped requests carry, and the real orders they reach: an onboarded user with a DCA, a
+ * stop-loss and a slice order in `full` when a wallet can be had; else a never-onboarded user and random ids.
+ */
+async function hostileTarget(t: CheckContext): Promise<{ sub: string; userPubkey: string; real: RealOrders }> {
+  const funding = t.control.has('funding');
+  if (t.env.profile !== 'full' || !(funding || t.env.credentials.walletSecretKey)) {
+    t.note('user-scoped operations were sent as a never-onboarded user, order-level ones with random ids: their answers come from the auth layer');
+    return { sub: randomToken('hostile-never-onboarded'), userPubkey: '11111111111111111111111111111111', real: {} };
+  }
+  let user;
+  try {
+    user = await intentUser(t, funding);
+  } catch (e) {
+    if (!(e instanceof Skipped)) throw e;
+    t.note(`no funded user (${e.reason}): order-level operations got random ids`);
+    const onboarded = await onboardedUser(t, testWallet(t));
+    return { sub: onboarded.sub, userPubkey: onboarded.userPubkey, real: {} };
+  }
+  const real: RealOrders = { dca: await realOrder(t, user, 'dca'), trigger: await realOrder(t, user, 'stop_loss'), slice: await realOrder(t, user, 'slice') };
+  return { sub: user.sub, userPubkey: user.userPubkey, real };
 }
 
 async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> {
-  const user = await hostileUser(t, writes || t.env.profile === 'full');
-  const tally = new Tally();
+  const user = await hostileTarget(t);
   let inconclusive = 0;
-  const send = async (op: OperationInfo, what: string, spec: RequestSpec): Promise<void> => {
-    const headers = { ...(spec.headers ?? {}), 'X-Service-User': userScoped(op) ? user.sub : undefined };
-    const ex = await sendHostile(t, t.orders, 'OA-HOST-001', { ...spec, headers });
-    tally.add(`${op.method} ${op.path}`);
-    if (!judge(t, op, what, ex)) inconclusive++;
-  };
-  for (const op of operations(writes)) {
-    for (const input of badInputs(op, user.userPubkey)) await send(op, input.what, input.spec);
-    const generated = invalidRequests('orders', op);
-    if (!generated) continue;
-    await t.property('OA-HOST-001', generated, async (sample) => {
-      await send(op, `a generated invalid ${sample.target} (${sample.violation.message})`, sampleRequest(op, sample, () => randomUUID()));
-    }, runsPerOperation(t));
-  }
-  if (inconclusive > 0) t.note(`${inconclusive} answer(s) were 503 RPC_UNAVAILABLE or PRICE_ORACLE_UNAVAILABLE (environment, not judged)`);
-  t.note(`${tally.total} bad inputs tried: ${tally}`);
+  await sweep(t, async (s: Sweep) => {
+    const send = async (op: OperationInfo, input: Pick<BadInput, 'what' | 'served' | 'rule'>, spec: RequestSpec): Promise<void> => {
+      const headers = { ...(spec.headers ?? {}), ...(userScoped(op) ? { 'X-Service-User': user.sub } : {}) };
+      const ex = await s.send(t, t.orders, 'OA-HOST-001', op.operationId, { ...spec, headers });
+      if (!judge(t, op, input, ex)) inconclusive++;
+    };
+    for (const op of operations(writes)) {
+      for (const input of badInputs(op, user.userPubkey, user.real)) await s.attempt(() => send(op, input, input.spec));
+      const generated = invalidRequests('orders', op);
+      if (!generated) continue;
+      await s.attempt(() => t.property('OA-HOST-001', generated, async (sample) => {
+        const input = { what: `a generated invalid ${sample.target} (${sample.violation.message})`, served: !generatedMustBeRejected(sample) };
+        await send(op, input, sampleRequest(op, sample, () => orderIdFor(op, user.real)));
+      }, runsPerOperation(t)));
+    }
+  });
+  if (inconclusive > 0) t.note(`${inconclusive} answer(s) were environment trouble (503 RPC_UNAVAILABLE, PRICE_ORACLE_UNAVAILABLE, or /health's database), not judged`);
 }
 
 export const hostileReads = defineCheck({
@@ -196,7 +383,7 @@ export const hostileReads = defineCheck({
 export const hostileWrites = defineCheck({
   name: 'malformed-write-requests-get-client-errors-without-internals',
   service: 'orders',
-  rules: ['OA-HOST-001', 'OA-HOST-002'],
+  rules: ['OA-HOST-001', 'OA-HOST-002', 'OA-HOST-003'],
   profile: 'full',
   async run(t: CheckContext) {
     await tryHostileInput(t, true);

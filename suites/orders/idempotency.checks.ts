@@ -4,13 +4,17 @@ import type { Exchange } from '../harness/exchange.ts';
 import { ConformanceFailure, SetupFailed } from '../harness/failure.ts';
 import { deepEqual, isObject, randomToken } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
-import { createOrder, dcaRequest, failureOf, fundUser, intentUser, pendingIntent, postConfirm, postIntent, signed, type Funded, type IntentRequest } from './orders.ts';
+import { requestOf, validConfig, type Generated } from './create.checks.ts';
+import {
+  createOrder, dcaRequest, failureOf, fundUser, intentRequest, intentUser, ORDER_TYPES, pendingIntent, postConfirm, postIntent, signed,
+  type Funded, type Intent, type IntentRequest, type OrderType,
+} from './orders.ts';
 import type { SiwsEnvironment } from './siws.ts';
-import { asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, servedRequest, testWallet } from './users.ts';
+import { asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, servedRequest, testWallet, otherTenantKey } from './users.ts';
 
 /**
  * X-Idempotency-Key (Limits: Idempotency; Errors: 422 IDEMPOTENCY_KEY_REUSED) on the two listed POSTs this suite can
- * drive today, POST /orders/intent and POST /orders/confirm. The other ten listed POSTs (modify confirm, cancel,
+ * drive today, POST /orders/intent (generated bodies of all five order types) and POST /orders/confirm. The other ten listed POSTs (modify confirm, cancel,
  * order-level withdraw and its confirm and abandon, pause, resume, retry, /withdraw/transaction, /withdraw/confirm)
  * are not exercised here yet. "Same body" is left open by the document (byte-identical or the same JSON value): a
  * replay here always sends the very same bytes, and a "different body" always differs in value.
@@ -67,6 +71,11 @@ async function listLength(t: CheckContext, path: string, sub?: string, query?: R
 const pendingCount = (t: CheckContext, user: Funded) => listLength(t, '/orders/pending', user.sub);
 const orderCount = (t: CheckContext, user: Funded) => listLength(t, '/partners/me/orders', undefined, { userId: user.userId });
 
+/** A generated valid intent of `orderType` (create.checks.ts validConfig), made into a body at request time. */
+const intentsOf = (orderType: OrderType) => validConfig(orderType).map((generated) => ({ orderType, generated }));
+type GeneratedIntent = { orderType: OrderType; generated: Generated };
+const bodyOf = (t: CheckContext, intent: GeneratedIntent) => requestOf(t, intent.orderType, intent.generated);
+
 const intentReplay = defineCheck({
   name: 'intent-replayed-with-the-same-key-and-body-returns-the-same-pending-order',
   service: 'orders',
@@ -81,25 +90,29 @@ const intentReplay = defineCheck({
       documented: 'POST /orders/intent accepts X-Idempotency-Key: the template accepted without a key is accepted with one', received: failureOf(first), exchange: first,
     });
     if (await pendingCount(t, user) === undefined) t.note('GET /orders/pending is not served: "no second pending order" is judged by the replayed pendingOrderId only');
-    await property(t, 'OA-IDEM-003', fc.record({ request: DCA_INTENTS, key: KEYS }), async ({ request, key }) => {
-      const k = fresh(key);
-      const before = await pendingCount(t, user);
-      const original = await postIntent(t, user.sub, request, keyed(k));
-      if (!is2xx(original)) return notAccepted(t, original);
-      const replay = await postIntent(t, user.sub, request, keyed(k));
-      t.expect('OA-IDEM-003', dataOf(replay)?.pendingOrderId === dataOf(original)?.pendingOrderId, {
-        documented: `the replay (same key ${k}, same body) returns the same pendingOrderId ${String(dataOf(original)?.pendingOrderId)}`, received: failureOf(replay), exchange: replay,
-      });
-      t.expect('OA-IDEM-002', replay.response.status === original.response.status && deepEqual(replay.response.body, original.response.body), {
-        documented: `the replay answers the original status ${original.response.status} and body`, received: { status: replay.response.status, body: replay.response.body }, exchange: replay,
-      });
-      const after = await pendingCount(t, user);
-      if (before !== undefined && after !== undefined) {
-        t.expect('OA-IDEM-003', after - before === 1, {
-          documented: 'an intent and its replay leave exactly one new row in GET /orders/pending', received: { before, after }, exchange: replay,
+    // Every order type, each with its own generated bodies.
+    for (const orderType of ORDER_TYPES) {
+      await property(t, 'OA-IDEM-003', fc.record({ intent: intentsOf(orderType), key: KEYS }), async ({ intent, key }) => {
+        const k = fresh(key);
+        const request = await bodyOf(t, intent);
+        const before = await pendingCount(t, user);
+        const original = await postIntent(t, user.sub, request, keyed(k));
+        if (!is2xx(original)) return notAccepted(t, original);
+        const replay = await postIntent(t, user.sub, request, keyed(k));
+        t.expect('OA-IDEM-003', dataOf(replay)?.pendingOrderId === dataOf(original)?.pendingOrderId, {
+          documented: `the ${orderType} intent's replay (same key ${k}, same body) returns the same pendingOrderId ${String(dataOf(original)?.pendingOrderId)}`, received: failureOf(replay), exchange: replay,
         });
-      }
-    }, runs(t, 10));
+        t.expect('OA-IDEM-002', replay.response.status === original.response.status && deepEqual(replay.response.body, original.response.body), {
+          documented: `the replay answers the original status ${original.response.status} and body`, received: { status: replay.response.status, body: replay.response.body }, exchange: replay,
+        });
+        const after = await pendingCount(t, user);
+        if (before !== undefined && after !== undefined) {
+          t.expect('OA-IDEM-003', after - before === 1, {
+            documented: `a ${orderType} intent and its replay leave exactly one new row in GET /orders/pending`, received: { before, after }, exchange: replay,
+          });
+        }
+      }, runs(t, 3));
+    }
   },
 });
 
@@ -138,6 +151,11 @@ const confirmReplay = defineCheck({
   },
 });
 
+/** The confirm body of a pending order, signed by its user. */
+const confirmBody = (intent: Intent, user: Funded) => ({ pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) });
+/** Order types whose confirms never race with each other (a second running slice would answer ACTIVE_BURST_EXISTS). */
+const CONFIRMABLE_TYPES = ORDER_TYPES.filter((type) => type !== 'slice');
+
 const differentBodyRejected = defineCheck({
   name: 'a-key-reused-with-a-different-body-answers-422-idempotency-key-reused',
   service: 'orders',
@@ -145,26 +163,36 @@ const differentBodyRejected = defineCheck({
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
-    const user = await intentUser(t, true);
+    const user = await intentUser(t, false);
+    await fundUser(t, user.userPubkey, '500000000');
     const expect422 = (ex: Exchange, what: string) => {
       t.expect('OA-IDEM-005', ex.response.status === 422 && errorCode(ex) === 'IDEMPOTENCY_KEY_REUSED', {
         documented: `422 IDEMPOTENCY_KEY_REUSED for ${what}`, received: failureOf(ex), exchange: ex,
       });
       expectErrorEnvelope(t, ex);
     };
-    const pairs = fc.tuple(DCA_INTENTS, DCA_INTENTS, KEYS).filter(([a, b]) => !deepEqual(a, b));
-    await property(t, 'OA-IDEM-005', pairs, async ([a, b, key]) => {
+    // Intents: a first body of each order type, then under its key a body of any type that differs from it.
+    const anyIntent = fc.constantFrom(...ORDER_TYPES).chain(intentsOf);
+    for (const orderType of ORDER_TYPES) {
+      const pairs = fc.tuple(intentsOf(orderType), anyIntent, KEYS).filter(([a, b]) => !deepEqual(a, b));
+      await property(t, 'OA-IDEM-005', pairs, async ([a, b, key]) => {
+        const k = fresh(key);
+        const original = await postIntent(t, user.sub, await bodyOf(t, a), keyed(k));
+        if (!is2xx(original)) return notAccepted(t, original);
+        expect422(await postIntent(t, user.sub, await bodyOf(t, b), keyed(k)), `a ${b.orderType} intent with key ${k} of a ${orderType} intent with another body`);
+      }, runs(t, 2));
+    }
+    // Confirms: a confirmed pending order's key, then another pending order, or the same one with another transaction.
+    const confirms = fc.record({ key: KEYS, types: fc.tuple(fc.constantFrom(...CONFIRMABLE_TYPES), fc.constantFrom(...CONFIRMABLE_TYPES)),
+      other: fc.constantFrom('another pending order', 'the same pending order with another signed transaction') });
+    await property(t, 'OA-IDEM-005', confirms, async ({ key, types: [first, second], other }) => {
       const k = fresh(key);
-      const original = await postIntent(t, user.sub, a, keyed(k));
-      if (!is2xx(original)) return notAccepted(t, original);
-      expect422(await postIntent(t, user.sub, b, keyed(k)), `an intent with key ${k} and a body other than the first one's`);
-    }, runs(t, 10));
-    const [one, two] = [await pendingIntent(t, user), await pendingIntent(t, user)];
-    const k = fresh('confirm');
-    const original = await postConfirm(t, user.sub, { pendingOrderId: one.pendingOrderId, signedTransaction: signed(one.transaction, user.keypair) }, keyed(k));
-    if (!is2xx(original)) throw new SetupFailed(`a keyed confirm of a signed, unchanged deposit answered ${original.response.status}`, original);
-    expect422(await postConfirm(t, user.sub, { pendingOrderId: two.pendingOrderId, signedTransaction: signed(two.transaction, user.keypair) }, keyed(k)),
-      'a confirm of another pending order under the key of a confirmed one');
+      const [one, two] = [await pendingIntent(t, user, intentRequest(first)), await pendingIntent(t, user, intentRequest(second))];
+      const original = await postConfirm(t, user.sub, confirmBody(one, user), keyed(k));
+      if (!is2xx(original)) throw new SetupFailed(`a keyed confirm of a signed, unchanged ${first} deposit answered ${original.response.status}`, original);
+      const changed = other === 'another pending order' ? confirmBody(two, user) : { ...confirmBody(two, user), pendingOrderId: one.pendingOrderId };
+      expect422(await postConfirm(t, user.sub, changed, keyed(k)), `a confirm under the key ${k} of a confirmed ${first} order, with ${other} (${second})`);
+    }, runs(t, 4));
   },
 });
 
@@ -267,14 +295,14 @@ const keysScopedPerTenant = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-009'],
   profile: 'full',
-  needs: ['funding', 'tenants'],
+  needs: ['funding'],
   async run(t: CheckContext) {
     const a = await intentUser(t, true);
-    const tenant = await t.control.createTenant();
+    const tenant = await otherTenantKey(t);
     const wallet = testWallet(t);
     const onboard = await servedRequest(t, {
       method: 'POST', path: '/partner/onboard', headers: { 'X-Service-User': undefined, 'X-Service-Key': tenant.apiKey },
-      json: await correctBody(t, a.sub, wallet.keypair, { environment: tenant.environment as SiwsEnvironment }),
+      json: await correctBody(t, a.sub, wallet.keypair, tenant.environment ? { environment: tenant.environment as SiwsEnvironment } : {}),
     });
     if (!is2xx(onboard)) throw new SetupFailed(`onboarding ${a.sub} on a second tenant answered ${onboard.response.status}`, onboard);
     await fundUser(t, wallet.keypair.publicKey.toBase58());

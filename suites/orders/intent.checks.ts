@@ -140,6 +140,32 @@ const confirmBadBase64 = defineCheck({
   },
 });
 
+const confirmNotATransaction = defineCheck({
+  name: 'confirm-with-base64-that-is-no-transaction-answers-500-submit-failed',
+  service: 'orders',
+  rules: ['OA-CONF-016', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const intent = await pendingIntent(t, user);
+    const bytes = Buffer.from(intent.transaction, 'base64');
+    // Valid base64 of bytes that are no transaction of the expected shape: too short, text, the deposit cut in half.
+    const shapes: Record<string, string> = {
+      'three zero bytes': 'AAAA',
+      'a line of text': Buffer.from('this is not a solana transaction').toString('base64'),
+      'the deposit transaction cut in half': bytes.subarray(0, Math.floor(bytes.length / 2)).toString('base64'),
+    };
+    for (const [what, signedTransaction] of Object.entries(shapes)) {
+      const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
+      t.expect('OA-CONF-016', ex.response.status === 500 && errorCode(ex) === 'SUBMIT_FAILED', {
+        documented: `500 SUBMIT_FAILED for a signedTransaction that is base64 of ${what}, no transaction ("bad base64, wrong shape")`, received: failureOf(ex), exchange: ex,
+      });
+      expectErrorEnvelope(t, ex);
+    }
+  },
+});
+
 const confirmTampered = defineCheck({
   name: 'confirm-of-a-transaction-whose-message-changed-answers-400-transaction-tampered',
   service: 'orders',
@@ -254,7 +280,6 @@ const intentMinNotional = defineCheck({
   profile: 'full',
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
-    const mint = usdc();
     // 9.99 USDC per cycle first, to learn the tenant's minimum (OA-LIM-007: configurable per tenant).
     const probe = await postIntent(t, user.sub, dcaRequest({ amountPerCycle: '9990000' }));
     skipIfTemplateRejected(t, probe);
@@ -265,22 +290,25 @@ const intentMinNotional = defineCheck({
     });
     const required = probeDetails!.requiredCents as number;
     if (required !== 1000) t.note(`this tenant's minimum is ${required} cents (not the default 1000)`);
-    await t.property('OA-LIM-005', fc.integer({ min: 1, max: Math.max(1, required - 1) }), async (cents) => {
-      const amount = String(BigInt(cents) * 10_000n);
-      const ex = await postIntent(t, user.sub, dcaRequest({ amountPerCycle: amount, totalAmount: String(BigInt(cents) * 30_000n) }));
-      t.expect('OA-LIM-002', ex.response.status === 400 && errorCode(ex) === 'MIN_NOTIONAL_NOT_MET', {
-        documented: `400 MIN_NOTIONAL_NOT_MET for amountPerCycle ${amount} (${cents} cents of USDC, minimum ${required})`, received: failureOf(ex), exchange: ex,
-      });
-      const body = ex.response.body as { error: { details?: unknown } };
-      const details = isObject(body.error.details) ? body.error.details : undefined;
-      t.expect('OA-LIM-005', details !== undefined && details.mint === mint && details.amount === amount && Number.isInteger(details.usdCents) &&
-        details.requiredCents === required && (details.usdCents as number) < required, {
-        documented: `error.details {mint: ${mint}, amount: "${amount}", usdCents < requiredCents, requiredCents: ${required}}`, received: details ?? '(no details)', exchange: ex,
-      });
-      t.expect('OA-LIM-006', details.usdCents === cents, {
-        documented: `USDC counts as 1.00 USD: usdCents ${cents} for ${amount} (6 decimals)`, received: details.usdCents, exchange: ex,
-      });
-    }, Math.min(t.env.numRuns, 8));
+    // Both stablecoins, each with its own generated amounts: "USDC and USDT count as 1.00" (6 decimals each).
+    for (const [symbol, mint] of [['USDC', usdc()], ['USDT', usdt()]] as const) {
+      await t.property('OA-LIM-005', fc.integer({ min: 1, max: Math.max(1, required - 1) }), async (cents) => {
+        const amount = String(BigInt(cents) * 10_000n);
+        const ex = await postIntent(t, user.sub, dcaRequest({ inputMint: mint, amountPerCycle: amount, totalAmount: String(BigInt(cents) * 30_000n) }));
+        t.expect('OA-LIM-002', ex.response.status === 400 && errorCode(ex) === 'MIN_NOTIONAL_NOT_MET', {
+          documented: `400 MIN_NOTIONAL_NOT_MET for amountPerCycle ${amount} (${cents} cents of ${symbol}, minimum ${required})`, received: failureOf(ex), exchange: ex,
+        });
+        const body = ex.response.body as { error: { details?: unknown } };
+        const details = isObject(body.error.details) ? body.error.details : undefined;
+        t.expect('OA-LIM-005', details !== undefined && details.mint === mint && details.amount === amount && Number.isInteger(details.usdCents) &&
+          details.requiredCents === required && (details.usdCents as number) < required, {
+          documented: `error.details {mint: ${mint}, amount: "${amount}", usdCents < requiredCents, requiredCents: ${required}}`, received: details ?? '(no details)', exchange: ex,
+        });
+        t.expect('OA-LIM-006', details.usdCents === cents, {
+          documented: `${symbol} counts as 1.00 USD: usdCents ${cents} for ${amount} (6 decimals)`, received: details.usdCents, exchange: ex,
+        });
+      }, Math.min(t.env.numRuns, 6));
+    }
   },
 });
 
@@ -357,6 +385,6 @@ const confirmLate = defineCheck({
  * the clock-advancing late confirm runs last.
  */
 export const intentChecks = [
-  dcaIntentAndConfirm, confirmMissingParams, confirmBadBase64, confirmTampered, confirmTwice,
+  dcaIntentAndConfirm, confirmMissingParams, confirmBadBase64, confirmNotATransaction, confirmTampered, confirmTwice,
   intentOrderType, intentSameMints, intentCycleFrequency, intentMinNotional, feeFollowsSponsorship, confirmLate,
 ];

@@ -1,8 +1,9 @@
 import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
+import { SetupFailed } from '../harness/failure.ts';
 import { randomToken } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
-import { siwsConfig, siwsNonce, type SiwsEnvironment } from './siws.ts';
+import { runEnvironment, siwsChainId, siwsConfig, siwsNonce, siwsTemplate, type SiwsEnvironment } from './siws.ts';
 import {
   asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
 } from './users.ts';
@@ -155,7 +156,45 @@ export const siwsRejections: Check[] = [
       const max = siwsConfig().limits.maxBytes;
       return correctBody(t, sub, throwawayWallet(), { nonce: siwsNonce(max) });
     }, ['SIWS_INVALID', 'BAD_REQUEST']),
+  // The canonical form beyond what the document fixes (specs/siws.yaml): the deployment's domain, chain id, lines.
+  siwsRejection('siws-naming-another-domain-is-rejected-with-siws-invalid', 'OA-ONB-020',
+    'a message naming another domain than the deployment\'s (signed as sent)', async (t, sub) =>
+      correctBody(t, sub, throwawayWallet(), { values: { domain: 'conformance.invalid' } })),
+  siwsRejection('siws-with-the-other-environments-chain-id-is-rejected-with-siws-invalid', 'OA-ONB-020',
+    'a message with the chain id of the other environment (signed as sent)', async (t, sub) => {
+      const other = runEnvironment() === 'staging' ? 'production' : 'staging';
+      const chainId = siwsConfig().chainId[other];
+      if (chainId === siwsChainId()) t.skip(`both environments have chain id ${chainId} in the SIWS configuration`);
+      return correctBody(t, sub, throwawayWallet(), { values: { chainId } });
+    }),
+  siwsRejection('siws-missing-a-template-line-is-rejected-with-siws-invalid', 'OA-ONB-020',
+    'a message without one line of the template (signed as sent)', async (t, sub) => {
+      // A fixed line (no placeholder, not empty): "Version: 1" in the default template.
+      const line = siwsTemplate().findIndex((text) => text !== '' && !/\{\w+\}/.test(text));
+      if (line < 0) t.skip('the configured SIWS template has no fixed line to leave out');
+      return correctBody(t, sub, throwawayWallet(), { omitLine: line });
+    }),
 ];
+
+export const managerPerUser = defineCheck({
+  name: 'two-users-onboarded-by-a-tenant-get-two-different-managers',
+  service: 'orders',
+  rules: ['OA-ONB-021'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const first = await onboardedUser(t);
+    // A second user with a wallet of its own: onboarding needs only its signature, never funds.
+    const wallet = throwawayWallet();
+    const ex = await postOnboard(t, await correctBody(t, randomToken('conformance-sub'), wallet));
+    const d = dataOf(ex);
+    if (!is2xx(ex) || typeof d?.walletAddress !== 'string') throw new SetupFailed(`onboarding a second user answered ${ex.response.status}`, ex);
+    const users = [first, { userPubkey: wallet.publicKey.toBase58(), walletAddress: d.walletAddress }];
+    t.expect('OA-ONB-021', first.walletAddress !== d.walletAddress && users.every((u) => u.walletAddress !== u.userPubkey), {
+      documented: 'two users of one tenant: two different walletAddress values (a manager per user), neither equal to its userPubkey',
+      received: users.map((u) => ({ userPubkey: u.userPubkey, walletAddress: u.walletAddress })), exchange: ex,
+    });
+  },
+});
 
 /** OA-ONB-004: each of the four required fields missing in turn. */
 export const missingFieldsAreBadRequests = defineCheck({

@@ -34,6 +34,8 @@ const COMMON_RULES = ['OA-SHAPE-002', 'OA-SHAPE-003', 'OA-SHAPE-005', 'OA-SHAPE-
   'OA-FMT-001', 'OA-FMT-002', 'OA-FMT-003', 'OA-FMT-004', 'OA-FMT-005', 'OA-FMT-006', ...LIFECYCLE_RULES];
 export const USER_ORDER_RULES: readonly string[] = [...COMMON_RULES, 'OA-SHAPE-004'];
 export const PARTNER_ORDER_RULES: readonly string[] = COMMON_RULES;
+/** The rules judged on an order of a partner read whose owner and creation the check does not know (no OA-SHAPE-005..007). */
+export const UNOWNED_ORDER_RULES: readonly string[] = COMMON_RULES.filter((rule) => !['OA-SHAPE-005', 'OA-SHAPE-006', 'OA-SHAPE-007'].includes(rule));
 
 /** Whose order it is, as GET /me and onboarding give it (OA-SHAPE-005, OA-SHAPE-006). */
 export interface OrderOwner {

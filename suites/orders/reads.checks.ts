@@ -5,7 +5,7 @@ import { SetupFailed, Skipped } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { expectOrderInvariants, expectRowInvariants, USER_ORDER_RULES, type OrderOwner } from './order-invariants.ts';
 import {
-  createOrder, FIVE_MINUTES_MS, intentRequest, intentUser, INT, ISO_8601, ORDER_TYPES, pendingIntent, postConfirm, signed,
+  createOrder, FIVE_MINUTES_MS, fundUser, intentRequest, intentUser, INT, ISO_8601, ORDER_TYPES, pendingIntent, postConfirm, signed,
   TERMINAL_STATUSES, UUID_V4, type Created, type Funded, type OrderType,
 } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
@@ -93,6 +93,18 @@ export function expectNotFound(t: CheckContext, rule: string, ex: Exchange, what
 
 const get = (t: CheckContext, user: Funded, path: string) => asUser(t, user.sub, { path });
 
+/** A cancelled ({withdraw: false}) DCA order of `user`, funded on top of what the user holds; anything but 2xx is a broken precondition. */
+export async function cancelledDca(t: CheckContext, user: Funded): Promise<Created> {
+  await fundUser(t, user.userPubkey);
+  const created = await createOrder(t, user, intentRequest('dca'));
+  const ex = await asUser(t, user.sub, { method: 'POST', path: `/orders/${created.orderId}/cancel`, json: { withdraw: false }, retry: false });
+  if (!is2xx(ex)) throw new SetupFailed(`POST /orders/${created.orderId}/cancel answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
+  return created;
+}
+
+/** Filter values that match a status or type only inexactly: another case, a prefix (OA-READ-005, OA-READ-006). */
+const INEXACT_FILTERS = [['status=ACTIVE', 'OA-READ-005'], ['status=activ', 'OA-READ-005'], ['type=DCA', 'OA-READ-006'], ['type=dc', 'OA-READ-006']] as const;
+
 export const userListsShowTheOrders = defineCheck({
   name: 'user-order-lists-and-their-filters-show-each-created-order-where-it-belongs',
   service: 'orders',
@@ -102,7 +114,9 @@ export const userListsShowTheOrders = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
-    const created = await ordersOfEveryType(t, user);
+    // One order of each type, and a cancelled DCA order: the lists below then have a terminal order to keep out.
+    const created = [...await ordersOfEveryType(t, user), await cancelledDca(t, user)];
+    const terminalId = created[created.length - 1]!.orderId;
     const c = { scope: 'user' as const, owner: user.owner, created: recipients(created) };
     for (const o of created) expectOrderInvariants(t, o.order, { ...c, exchange: o.confirm });
     const list = async (path: string, rule: string) => {
@@ -117,6 +131,7 @@ export const userListsShowTheOrders = defineCheck({
     const missing = created.filter((o) => !idsIn(all.rows).includes(o.orderId)).map((o) => o.orderId);
     t.expect('OA-READ-001', missing.length === 0, { documented: 'GET /me/orders lists every order of the user', received: { missing, listed: idsIn(all.rows) }, exchange: all.ex });
     const statusOf = new Map(all.rows.map((r) => [r.id, r.status]));
+    if (!TERMINAL_STATUSES.includes(String(statusOf.get(terminalId)))) throw new SetupFailed(`the cancelled order ${terminalId} reads ${String(statusOf.get(terminalId))} on GET /me/orders`, all.ex);
     for (const status of ORDER_STATUSES) {
       // Statuses move on their own (a DCA cycle runs), so only "only rows in S" is judged, not which orders are in S.
       const { ex, rows } = await list(`/me/orders?status=${status}`, 'OA-READ-003');
@@ -131,15 +146,20 @@ export const userListsShowTheOrders = defineCheck({
         documented: `type=${type}: only and all of the user's ${type} orders`, received: { rows: rows.map((r) => ({ id: r.id, orderType: r.orderType })), expected }, exchange: ex,
       });
     }
-    for (const [query, rule] of [['status=not-a-status', 'OA-READ-005'], ['type=not-a-type', 'OA-READ-006']] as const) {
+    // The filters match exactly: a value in another case or a prefix names no status or type (the user has a DCA
+    // order, and an active one unless every order moved on).
+    if (![...statusOf.values()].includes('active')) t.note('no order of the user is active: status=ACTIVE / activ only judged as unknown values');
+    for (const [query, rule] of [['status=not-a-status', 'OA-READ-005'], ['type=not-a-type', 'OA-READ-006'], ...INEXACT_FILTERS] as const) {
       const ex = await get(t, user, `/me/orders?${query}`);
       const data = isObject(ex.response.body) ? ex.response.body.data : undefined;
-      t.expect(rule, is2xx(ex) && Array.isArray(data) && data.length === 0, { documented: `${query}: 2xx with data [] (filters are not validated)`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex });
+      t.expect(rule, is2xx(ex) && Array.isArray(data) && data.length === 0, {
+        documented: `${query}: 2xx with data [] (filters match exactly and are not validated)`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      });
     }
 
     const active = await list('/me/orders/active', 'OA-READ-007');
-    t.expect('OA-READ-007', active.rows.every((r) => !TERMINAL_STATUSES.includes(String(r.status))), {
-      documented: 'no terminal order among the running ones', received: active.rows.map((r) => ({ id: r.id, status: r.status })), exchange: active.ex,
+    t.expect('OA-READ-007', active.rows.every((r) => !TERMINAL_STATUSES.includes(String(r.status))) && !idsIn(active.rows).includes(terminalId), {
+      documented: `no terminal order among the running ones (the cancelled order ${terminalId} among them)`, received: active.rows.map((r) => ({ id: r.id, status: r.status })), exchange: active.ex,
     });
     // A slice order starts executing at once and may finish between two reads: only DCA and armed trigger orders are judged.
     const running = created.filter((o) => o.order.orderType !== 'slice' && !TERMINAL_STATUSES.includes(String(statusOf.get(o.orderId)))).map((o) => o.orderId);
@@ -153,20 +173,58 @@ export const userListsShowTheOrders = defineCheck({
   },
 });
 
+/** The orderIds of the lockedBreakdown entries of a GET /me/balance answer. */
+const lockedOrderIds = (ex: Exchange) => {
+  const balances = dataOf(ex)?.balances;
+  return (Array.isArray(balances) ? balances.filter(isObject) : [])
+    .flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])).map((entry) => entry.orderId);
+};
+
 export const otherUsersOrdersAreInvisible = defineCheck({
-  name: 'another-users-order-is-neither-listed-nor-readable',
+  name: 'another-users-orders-and-pending-orders-are-neither-listed-nor-readable',
   service: 'orders',
-  rules: ['OA-READ-002', 'OA-DET-006', 'OA-DET-011', 'OA-ERR-006'],
+  rules: ['OA-READ-002', 'OA-READ-017', 'OA-BAL-018', 'OA-DET-006', 'OA-DET-011', 'OA-ERR-006'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const owner = await reader(t, true);
-    const created = await ordersOfEveryType(t, owner);
-    const other = await reader(t, false);
-    const listed = await get(t, other, '/me/orders');
-    const rows = rowsOf(t, 'OA-READ-002', listed);
-    const leaked = created.map((o) => o.orderId).filter((id) => idsIn(rows).includes(id));
-    t.expect('OA-READ-002', leaked.length === 0, { documented: 'GET /me/orders lists none of another user\'s orders', received: leaked, exchange: listed });
+    const created = [...await ordersOfEveryType(t, owner), await cancelledDca(t, owner)];
+    const orderIds = created.map((o) => o.orderId);
+    // Pending orders of the owner: one left past its window (with the clock), one open.
+    const pendingIds: string[] = [];
+    if (t.control.has('clock')) {
+      pendingIds.push((await pendingIntent(t, owner)).pendingOrderId);
+      await t.control.advanceClock(FIVE_MINUTES_MS / 1000 + 5);
+    } else {
+      t.note('no clock: /orders/pending/failed is read without a timed-out pending order of the owner');
+    }
+    pendingIds.push((await pendingIntent(t, owner)).pendingOrderId);
+    const other = await reader(t, true);
+
+    // What each list shows the owner (the leak below is judged on these, so none may be empty) and the other user.
+    const lists: [path: string, rule: string, carries: (rows: Record<string, unknown>[], id: string) => boolean, ids: string[]][] = [
+      ['/me/orders', 'OA-READ-002', (rows, id) => idsIn(rows).includes(id), orderIds],
+      ['/me/orders/active', 'OA-READ-002', (rows, id) => idsIn(rows).includes(id), orderIds],
+      ['/me/orders/history', 'OA-READ-002', (rows, id) => idsIn(rows).includes(id), orderIds],
+      ['/orders/pending', 'OA-READ-017', listsPending, pendingIds],
+      ['/orders/pending/failed', 'OA-READ-017', listsPending, pendingIds],
+      ['/orders/pending/history', 'OA-READ-017', listsPending, pendingIds],
+    ];
+    for (const [path, rule, carries, ids] of lists) {
+      const own = rowsOf(t, rule, await get(t, owner, path));
+      if (!ids.some((id) => carries(own, id)) && !(path === '/orders/pending/failed' && !t.control.has('clock'))) {
+        throw new SetupFailed(`${path} shows the owner none of their own ${ids.join(', ')}: no order to look for in another user's list`);
+      }
+      const ex = await get(t, other, path);
+      const leaked = ids.filter((id) => carries(rowsOf(t, rule, ex), id));
+      t.expect(rule, leaked.length === 0, { documented: `${path} of another user of the tenant shows none of the owner's ${rule === 'OA-READ-002' ? 'orders' : 'pending orders'}`, received: leaked, exchange: ex });
+    }
+    const ownLocks = lockedOrderIds(await get(t, owner, '/me/balance'));
+    if (!orderIds.some((id) => ownLocks.includes(id))) throw new SetupFailed('the owner\'s GET /me/balance names none of their running orders in a lockedBreakdown entry');
+    const balance = await get(t, other, '/me/balance');
+    const leakedLocks = lockedOrderIds(balance).filter((id) => orderIds.includes(String(id)));
+    t.expect('OA-BAL-018', is2xx(balance) && leakedLocks.length === 0, { documented: 'the lockedBreakdown of another user of the tenant names none of the owner\'s orders', received: { status: balance.response.status, leakedLocks }, exchange: balance });
+
     for (const o of created) {
       expectNotFound(t, 'OA-DET-006', await get(t, other, `${DETAIL_PATHS[o.order.orderType as OrderType]}/${o.orderId}`), `another user's ${String(o.order.orderType)} order`);
       expectNotFound(t, 'OA-DET-011', await get(t, other, `/orders/${o.orderId}/deposit`), 'the deposit of another user\'s order');
@@ -246,8 +304,11 @@ export const depositRecordOfAnOrder = defineCheck({
 const EXECUTION_TYPES = ['dca_cycle', 'stop_loss', 'take_profit_full', 'take_profit_scaled', 'slice_fill'];
 const nullableInt = (v: unknown) => v === null || (typeof v === 'string' && INT.test(v));
 
-/** The row facts of the Execution resource (OA-EXEC-003..007), on rows read from `ex`. */
-export function expectExecutionRows(t: CheckContext, rows: readonly Record<string, unknown>[], ex: Exchange): void {
+/**
+ * The row facts of the Execution resource (OA-EXEC-004..007), on rows read from `ex`, and their order, most recent
+ * first, under `orderRule` (OA-EXEC-003 for an order's rows, OA-REP-019 for the partner's).
+ */
+export function expectExecutionRows(t: CheckContext, rows: readonly Record<string, unknown>[], ex: Exchange, orderRule = 'OA-EXEC-003'): void {
   for (const [i, r] of rows.entries()) {
     t.expect('OA-EXEC-005', !('failure_reason' in r) && !('failureMessage' in r) && 'failureReason' in r, { documented: 'the failure label under the key failureReason', received: Object.keys(r), exchange: ex });
     t.expect('OA-EXEC-004', typeof r.id === 'string' && UUID_V4.test(r.id) && typeof r.orderId === 'string' && typeof r.inputAmount === 'string' && INT.test(r.inputAmount) &&
@@ -259,7 +320,7 @@ export function expectExecutionRows(t: CheckContext, rows: readonly Record<strin
     t.expect('OA-EXEC-006', EXECUTION_TYPES.includes(String(r.executionType)), { documented: `executionType one of ${EXECUTION_TYPES.join(', ')}`, received: r.executionType, exchange: ex });
     t.expect('OA-EXEC-007', ['pending', 'success', 'failed'].includes(String(r.status)), { documented: 'status pending, success or failed', received: r.status, exchange: ex });
     const previous = rows[i - 1];
-    t.expect('OA-EXEC-003', !previous || Date.parse(String(previous.executedAt)) >= Date.parse(String(r.executedAt)), {
+    t.expect(orderRule, !previous || Date.parse(String(previous.executedAt)) >= Date.parse(String(r.executedAt)), {
       documented: 'most recent first: executedAt never increases down the list', received: rows.map((row) => row.executedAt), exchange: ex,
     });
   }

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { Keypair } from '@solana/web3.js';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
-import { expectOrderInvariants, PARTNER_ORDER_RULES, type InvariantContext, type OrderOwner } from './order-invariants.ts';
+import { actorOrder, runCycles, tenantUser } from './executions.checks.ts';
+import type { Actor } from './dca-lifecycle.checks.ts';
+import { expectFeeSnapshotWhole, expectOrderInvariants, PARTNER_ORDER_RULES, UNOWNED_ORDER_RULES, type InvariantContext, type OrderOwner } from './order-invariants.ts';
 import { createOrder, dcaRequest, ISO_8601, ORDER_TYPES, type Created, type OrderType } from './orders.ts';
-import { createIfAccepted, expectNotFound, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './reads.checks.ts';
-import { dataOf, errorCode, is2xx, servedRequest } from './users.ts';
+import { createIfAccepted, expectExecutionRows, expectNotFound, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './reads.checks.ts';
+import { dataOf, errorCode, is2xx, servedRequest, otherTenantKey } from './users.ts';
 
 /**
  * Partner reporting (partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` and its filters,
@@ -189,19 +192,16 @@ export const partnerReportingIsTenantScoped = defineCheck({
   service: 'orders',
   rules: ['OA-REP-005', 'OA-REP-015'],
   profile: 'full',
-  needs: ['tenants', 'funding'],
+  needs: ['funding'],
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     const created: Created[] = await ordersOfEveryType(t, alice);
-    const { apiKey } = await t.control.createTenant();
+    const { apiKey } = await otherTenantKey(t);
     const key = { 'X-Service-Key': apiKey };
     const ours = created.map((o) => o.orderId);
     const listed = await partner(t, '/partners/me/orders', key);
     const leaked = idsIn(rowsOf(t, 'OA-REP-005', listed)).filter((id) => ours.includes(String(id)));
     t.expect('OA-REP-005', leaked.length === 0, { documented: 'another tenant\'s report lists none of this tenant\'s orders', received: leaked, exchange: listed });
-    const executions = await partner(t, '/partners/me/executions', key);
-    const foreign = rowsOf(t, 'OA-REP-005', executions).filter((row) => ours.includes(String(row.orderId)));
-    t.expect('OA-REP-005', foreign.length === 0, { documented: 'another tenant\'s executions include none of this tenant\'s orders', received: foreign, exchange: executions });
     for (const id of ours) {
       expectNotFound(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}`, key), 'an order of another partner');
       expectNotFound(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}/deposit`, key), 'the deposit of an order of another partner');
@@ -210,38 +210,101 @@ export const partnerReportingIsTenantScoped = defineCheck({
 });
 
 const FEE_FIELDS = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
+const feeSnapshot = (row: Record<string, unknown>) => Object.fromEntries(FEE_FIELDS.map((k) => [k, row[k]]));
+const rowSummary = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({ orderId: r.orderId, status: r.status, executedAt: r.executedAt, ...feeSnapshot(r) }));
 
 export const partnerExecutions = defineCheck({
-  name: 'partner-executions-carry-the-fee-snapshot-most-recent-first-and-filter-by-user',
+  name: 'partner-executions-carry-the-fee-snapshot-most-recent-first-filter-by-user-and-stay-in-the-tenant',
   service: 'orders',
-  rules: ['OA-REP-017', 'OA-REP-018', 'OA-REP-019', 'OA-REP-020', 'OA-REP-021'],
+  rules: ['OA-REP-005', 'OA-REP-017', 'OA-REP-018', 'OA-REP-019', 'OA-REP-020', 'OA-REP-021', 'OA-EXEC-004', 'OA-EXEC-005', 'OA-EXEC-006', 'OA-EXEC-007'],
   profile: 'full',
-  needs: ['funding'],
+  needs: ['funding', 'clock', 'tenants'],
   async run(t: CheckContext) {
-    const alice = await reader(t, true);
-    const ours = (await ordersOfEveryType(t, alice)).map((o) => o.orderId);
-    const orders = await partner(t, '/partners/me/orders');
-    t.expect('OA-REP-020', rowsOf(t, 'OA-REP-020', orders).length <= LIST_CAP, { documented: `at most ${LIST_CAP} order rows`, received: orders.response.body, exchange: orders });
-    const all = await partner(t, '/partners/me/executions');
-    const rows = rowsOf(t, 'OA-REP-020', all);
-    t.expect('OA-REP-020', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} execution rows`, received: rows.length, exchange: all });
-    for (const [i, row] of rows.entries()) {
-      const set = FEE_FIELDS.filter((k) => row[k] !== null && row[k] !== undefined);
-      t.expect('OA-REP-017', FEE_FIELDS.every((k) => k in row) && (set.length === 0 || set.length === FEE_FIELDS.length), {
-        documented: `the fee snapshot ${FEE_FIELDS.join(', ')}: all set or all null`, received: Object.fromEntries(FEE_FIELDS.map((k) => [k, row[k]])), exchange: all,
-      });
-      const previous = rows[i - 1];
-      t.expect('OA-REP-019', !previous || Date.parse(String(previous.executedAt)) >= Date.parse(String(row.executedAt)), {
-        documented: 'most recent first', received: rows.map((r) => r.executedAt), exchange: all,
-      });
+    // A tenant that charges a fee (a fee wallet and 100 bps) with two users, and one without a fee wallet: every
+    // user has a DCA order that runs two cycles.
+    const charging = await t.control.createTenant({ platformFeeBps: 100, feeWallet: Keypair.generate().publicKey.toBase58() });
+    const free = await t.control.createTenant({ platformFeeBps: 100 });
+    const [alice, bob, carol] = [await tenantUser(t, charging.apiKey), await tenantUser(t, charging.apiKey), await tenantUser(t, free.apiKey)];
+    const orders = new Map<Actor, { orderId: string; order: Record<string, unknown> }>();
+    for (const user of [alice, bob, carol]) orders.set(user, await actorOrder(t, user));
+    await runCycles(t, [...orders.values()].map((o) => o.order), 1);
+    const orderOf = (user: Actor) => orders.get(user)!.orderId;
+
+    const report = async (apiKey: string, query = '') => {
+      const ex = await partner(t, `/partners/me/executions${query}`, { 'X-Service-Key': apiKey });
+      return { ex, rows: rowsOf(t, 'OA-REP-017', ex) };
+    };
+    const charged = await report(charging.apiKey);
+    const uncharged = await report(free.apiKey);
+    const of = (rows: Record<string, unknown>[], user: Actor) => rows.filter((r) => r.orderId === orderOf(user));
+    for (const [user, list] of [[alice, charged], [bob, charged], [carol, uncharged]] as const) {
+      if (of(list.rows, user).length < 2) t.skip(`the tenant's /partners/me/executions shows ${of(list.rows, user).length} rows of the order ${orderOf(user)} after two cycle times, not 2: no rows to judge (${JSON.stringify(rowSummary(list.rows)).slice(0, 300)})`);
     }
-    const mine = await partner(t, `/partners/me/executions?userId=${encodeURIComponent(alice.owner.userId)}`);
-    const mineRows = rowsOf(t, 'OA-REP-018', mine);
-    t.expect('OA-REP-018', mineRows.every((row) => ours.includes(String(row.orderId))), {
-      documented: `userId=${alice.owner.userId}: only rows of that user's orders`, received: mineRows.map((row) => row.orderId), exchange: mine,
+
+    // Each tenant sees its own rows and none of the other's.
+    for (const [list, foreign] of [[charged, [carol]], [uncharged, [alice, bob]]] as const) {
+      const leaked = list.rows.filter((r) => foreign.some((user) => r.orderId === orderOf(user)));
+      t.expect('OA-REP-005', leaked.length === 0, { documented: 'a tenant\'s executions include none of another tenant\'s orders', received: rowSummary(leaked), exchange: list.ex });
+    }
+    for (const { ex, rows } of [charged, uncharged]) {
+      t.expect('OA-REP-020', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} execution rows`, received: rows.length, exchange: ex });
+      expectExecutionRows(t, rows, ex, 'OA-REP-019');
+    }
+    // The fee snapshot: all four fields on every row, set on the success rows of the charging tenant, null on the other's.
+    const feeRows = charged.rows.filter((r) => r.status === 'success');
+    t.expect('OA-REP-017', charged.rows.every((r) => FEE_FIELDS.every((k) => k in r)) && feeRows.length > 0 && feeRows.every((r) => FEE_FIELDS.every((k) => r[k] !== null && r[k] !== undefined)), {
+      documented: `on a tenant with a fee wallet and 100 bps, the success rows carry ${FEE_FIELDS.join(', ')}, all set`, received: rowSummary(charged.rows), exchange: charged.ex,
     });
-    if (rows.length === 0) t.note('the tenant has no execution row yet: the row facts (fee snapshot, ordering, userId filter) were not judged');
-    const since = await partner(t, `/partners/me/executions?createdAtGte=${encodeURIComponent(new Date().toISOString())}`);
-    t.note(`OA-REP-021: createdAtGte=now on /partners/me/executions answered ${since.response.status} with ${Array.isArray(isObject(since.response.body) ? since.response.body.data : undefined) ? (since.response.body as { data: unknown[] }).data.length : 'no'} rows of ${rows.length}`);
+    t.expect('OA-REP-017', uncharged.rows.every((r) => FEE_FIELDS.every((k) => k in r && r[k] === null)), {
+      documented: `on a tenant without a fee wallet, every row carries ${FEE_FIELDS.join(', ')}, all null`, received: rowSummary(uncharged.rows), exchange: uncharged.ex,
+    });
+
+    const mine = await report(charging.apiKey, `?userId=${encodeURIComponent(alice.userId)}`);
+    const expected = of(charged.rows, alice).map((r) => r.id);
+    t.expect('OA-REP-018', mine.rows.every((r) => r.orderId === orderOf(alice)) && expected.every((id) => idsIn(mine.rows).includes(id)), {
+      documented: `userId=${alice.userId}: only, and all of, the rows of that user's order ${orderOf(alice)} (bob's ${orderOf(bob)} left out)`, received: rowSummary(mine.rows), exchange: mine.ex,
+    });
+
+
+    const since = await report(charging.apiKey, `?createdAtGte=${encodeURIComponent(await t.control.clock())}`);
+    t.note(`OA-REP-021: createdAtGte=now on /partners/me/executions answered ${since.ex.response.status} with ${since.rows.length} rows of ${charged.rows.length}`);
+  },
+});
+
+/** At most this many orders of the tenant are read one by one by the passive check. */
+const PASSIVE_DETAIL_READS = 20;
+
+export const partnerReadsHoldTheInvariants = defineCheck({
+  name: 'every-order-and-execution-the-tenant-already-has-holds-the-passive-invariants',
+  service: 'orders',
+  rules: ['OA-REP-001', 'OA-REP-002', 'OA-REP-013', 'OA-REP-017', 'OA-REP-019', 'OA-REP-020', 'OA-EXEC-004', 'OA-EXEC-005', 'OA-EXEC-006', 'OA-EXEC-007',
+    'OA-EXEC-017', ...UNOWNED_ORDER_RULES],
+  profile: 'readonly',
+  async run(t: CheckContext) {
+    // Reads only, with the partner key: whatever orders and executions the tenant has are judged, nothing is created.
+    const listed = await partner(t, '/partners/me/orders');
+    const rows = rowsOf(t, 'OA-REP-001', listed);
+    t.expect('OA-REP-020', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} order rows`, received: rows.length, exchange: listed });
+    const executions = await partner(t, '/partners/me/executions');
+    const executionRows = rowsOf(t, 'OA-REP-017', executions);
+    if (rows.length === 0 && executionRows.length === 0) t.skip('the tenant has no order and no execution yet: no invariant to judge without creating one');
+    for (const row of rows) {
+      expectOrderInvariants(t, row, { scope: 'partner', exchange: listed });
+      expectNoTenantFields(t, row, listed);
+    }
+    for (const row of rows.slice(0, PASSIVE_DETAIL_READS)) {
+      const one = await partner(t, `/partners/me/orders/${String(row.id)}`);
+      const d = dataOf(one);
+      t.expect('OA-REP-013', is2xx(one) && d?.id === row.id, { documented: `2xx with the listed order ${String(row.id)}`, received: { status: one.response.status, body: one.response.body }, exchange: one });
+      expectOrderInvariants(t, d, { scope: 'partner', exchange: one });
+      expectNoTenantFields(t, d, one);
+    }
+    t.note(`judged ${rows.length} order rows, ${Math.min(rows.length, PASSIVE_DETAIL_READS)} order details and ${executionRows.length} execution rows of the tenant`);
+    t.expect('OA-REP-020', executionRows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} execution rows`, received: executionRows.length, exchange: executions });
+    for (const row of executionRows) {
+      t.expect('OA-REP-017', FEE_FIELDS.every((k) => k in row), { documented: `every row carries ${FEE_FIELDS.join(', ')}`, received: feeSnapshot(row), exchange: executions });
+      expectFeeSnapshotWhole(t, row, executions);
+    }
+    expectExecutionRows(t, executionRows, executions, 'OA-REP-019');
   },
 });

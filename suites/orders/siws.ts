@@ -11,6 +11,7 @@ import { parse } from 'yaml';
  *   CONFORMANCE_SIWS_DOMAIN       {domain}   (default: host of the orders base URL)
  *   CONFORMANCE_SIWS_URI          {uri}      (default: the orders base URL)
  *   CONFORMANCE_SIWS_CHAIN_ID     {chainId}  (default: chainId[environment] of the file)
+ *   CONFORMANCE_SIWS_STATEMENT    {statement} (default: `statement` of the file; none when null)
  *   CONFORMANCE_ORDERS_ENVIRONMENT  staging | production, the run key's environment (default staging)
  */
 
@@ -20,6 +21,8 @@ export interface SiwsConfig {
   template: string[];
   domain: string | null;
   uri: string | null;
+  /** An optional line (Sign-In With Solana, EIP-4361): null for none. */
+  statement: string | null;
   chainId: Record<SiwsEnvironment, string>;
   limits: { maxBytes: number; lineEnding: string; trailingNewline: boolean; issuedAtToleranceSeconds: number };
   nonce: { pattern: string };
@@ -32,6 +35,7 @@ const DEFAULT_CONFIG: SiwsConfig = {
   ],
   domain: null,
   uri: null,
+  statement: null,
   chainId: { staging: 'devnet', production: 'mainnet' },
   limits: { maxBytes: 1024, lineEnding: '\n', trailingNewline: true, issuedAtToleranceSeconds: 600 },
   nonce: { pattern: '^[A-Za-z0-9]{8,}$' },
@@ -74,6 +78,31 @@ export interface SiwsOptions {
   /** Replace the line ending (CRLF probes) or drop the trailing one. */
   lineEnding?: string;
   trailingNewline?: boolean;
+  /** Values other than the deployment's for `{domain}`, `{uri}`, `{chainId}` (canonical-form probes). */
+  values?: Partial<Record<'domain' | 'uri' | 'chainId', string>>;
+  /** Leave out the template line at this index (canonical-form probes). */
+  omitLine?: number;
+}
+
+/** The statement of this run: CONFORMANCE_SIWS_STATEMENT, else the file's; undefined for none. */
+function siwsStatement(c: SiwsConfig): string | undefined {
+  return process.env.CONFORMANCE_SIWS_STATEMENT ?? c.statement ?? undefined;
+}
+
+/**
+ * The template's lines. A statement (when set, and the template does not place `{statement}` itself) goes after the
+ * empty line that follows the `{userPubkey}` line, with an empty line of its own (the EIP-4361 layout).
+ */
+export function siwsTemplate(c: SiwsConfig = siwsConfig()): string[] {
+  const lines = [...c.template];
+  if (siwsStatement(c) === undefined || lines.some((line) => line.includes('{statement}'))) return lines;
+  lines.splice(lines.findIndex((line) => line.includes('{userPubkey}')) + 2, 0, '{statement}', '');
+  return lines;
+}
+
+/** The chain id the deployment expects for `environment`. */
+export function siwsChainId(environment: SiwsEnvironment = runEnvironment()): string {
+  return process.env.CONFORMANCE_SIWS_CHAIN_ID ?? siwsConfig().chainId[environment];
 }
 
 /** The message of the configured template, for `ordersUrl`. */
@@ -83,11 +112,13 @@ export function renderSiws(ordersUrl: string, fields: SiwsFields, opts: SiwsOpti
   const values: Record<string, string> = {
     domain: process.env.CONFORMANCE_SIWS_DOMAIN ?? c.domain ?? new URL(base).host,
     uri: process.env.CONFORMANCE_SIWS_URI ?? c.uri ?? base,
-    chainId: process.env.CONFORMANCE_SIWS_CHAIN_ID ?? c.chainId[opts.environment ?? runEnvironment()],
+    chainId: siwsChainId(opts.environment),
+    statement: siwsStatement(c) ?? '',
     userPubkey: fields.userPubkey, issuedAt: fields.issuedAt, nonce: fields.nonce,
+    ...opts.values,
   };
   const end = opts.lineEnding ?? c.limits.lineEnding;
-  const lines = c.template.map((line) => line.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? ''));
+  const lines = siwsTemplate(c).filter((_line, i) => i !== opts.omitLine).map((line) => line.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? ''));
   return lines.join(end) + ((opts.trailingNewline ?? c.limits.trailingNewline) ? end : '');
 }
 

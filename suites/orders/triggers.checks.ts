@@ -4,6 +4,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
+import { act } from './actions.checks.ts';
 import { createOrder, failureOf, INT, intentRequest, intentUser, type Funded } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, serviceNow } from './users.ts';
 
@@ -13,10 +14,13 @@ import { asUser, dataOf, errorCode, is2xx, serviceNow } from './users.ts';
  * row, expiry, and the in-place PATCH.
  *
  * Each check trades in a market of its own: two fresh test mints funded and priced through the control API, the
- * input at 1 USD and the output at p USD. The pair price ("a pair ratio scaled by priceDecimals", output per input)
- * is then 1/p exactly; every price the checks set is one of PAIRS, so no rounding is ever judged. Nothing another
- * check does moves these prices, and nothing here moves anyone else's. After each price move the clock advances a
- * little (a target that polls its oracle gets the time to see it). A fill in flight (`executing`) counts as fired.
+ * output at 1 USD and the input at p USD. The pair price ("a pair ratio scaled by priceDecimals", output per input)
+ * is then p exactly: every pair the checks set has six decimals at most, so no rounding is ever judged, and one tick
+ * (1 unit of the scaled price) is as easy to set as any other. Nothing another check does moves these prices, and
+ * nothing here moves anyone else's. After each price move the clock advances a little (a target that polls its oracle
+ * gets the time to see it). A fill in flight (`executing`) counts as fired. "Price reaches the trigger" (States and
+ * transitions): a stop fires at its trigger or below, a take-profit at its trigger or above; the firing properties walk
+ * the exact trigger and one tick on either side of it.
  */
 
 type Order = Record<string, unknown>;
@@ -24,15 +28,18 @@ type TriggerType = 'stop_loss' | 'take_profit' | 'oco';
 
 const PATHS: Record<TriggerType, string> = { stop_loss: '/stop-loss', take_profit: '/take-profit', oco: '/oco' };
 const PRICE_DECIMALS = 6;
-/** Output USD price -> pair price (1/p, scaled by 10^6). */
-const PAIRS: Record<string, bigint> = {
-  '0.5': 2_000_000n, '0.625': 1_600_000n, '0.8': 1_250_000n, '1': 1_000_000n, '1.25': 800_000n, '1.6': 625_000n, '2': 500_000n, '2.5': 400_000n,
-};
-const START = '1';
+/** The pair prices (scaled by 10^6) the walks choose from. */
+const PAIRS: readonly bigint[] = [2_000_000n, 1_600_000n, 1_250_000n, 1_000_000n, 800_000n, 625_000n, 500_000n, 400_000n];
+const START = 1_000_000n;
 const AMOUNT = '12000000';
 const STEP_SECONDS = 30;
 const FIRED = ['executing', 'completed'];
-const path = (maxLength = 5) => fc.array(fc.constantFrom(...Object.keys(PAIRS)), { minLength: 1, maxLength });
+/** Random walks over PAIRS and the given extra pair prices. */
+const path = (maxLength = 5, extra: readonly bigint[] = []) => fc.array(fc.constantFrom(...PAIRS, ...extra), { minLength: 1, maxLength });
+/** Each trigger and one tick on either side of it. */
+const ticksAround = (...triggers: bigint[]) => triggers.flatMap((trigger) => [trigger - 1n, trigger, trigger + 1n]);
+/** The input's USD price that makes the pair `pair` (the output at 1 USD): the scaled pair as a decimal. */
+const inputUsd = (pair: bigint) => `${pair / 1_000_000n}.${(pair % 1_000_000n).toString().padStart(6, '0')}`;
 const runs = (t: CheckContext) => Math.min(t.env.numRuns, 3);
 
 interface Market {
@@ -41,7 +48,7 @@ interface Market {
   output: string;
 }
 
-/** A funded user and a market of two fresh mints, both at 1 USD. */
+/** A funded user and a market of two fresh mints, both at 1 USD (the pair at START). */
 async function market(t: CheckContext): Promise<Market> {
   const user = await intentUser(t, false);
   const input = Keypair.generate().publicKey.toBase58();
@@ -49,20 +56,20 @@ async function market(t: CheckContext): Promise<Market> {
   await t.control.fund(user.userPubkey, 'native', '1000000000');
   await t.control.fund(user.userPubkey, input, '1000000000');
   await t.control.fund(Keypair.generate().publicKey.toBase58(), output, '1');
-  await t.control.setPrice(input, START);
-  await t.control.setPrice(output, START);
+  await t.control.setPrice(input, inputUsd(START));
+  await t.control.setPrice(output, '1');
   return { user, input, output };
 }
 
-/** The output at `usd` (the pair at 1/usd); the clock then moves on a little. */
-async function move(t: CheckContext, m: Market, usd: string): Promise<void> {
-  await t.control.setPrice(m.output, usd);
+/** The pair at `pair` (the input's USD price); the clock then moves on a little. */
+async function move(t: CheckContext, m: Market, pair: bigint): Promise<void> {
+  await t.control.setPrice(m.input, inputUsd(pair));
   await t.control.advanceClock(STEP_SECONDS);
 }
 
 /** A confirmed order of `type` selling AMOUNT at priceDecimals 6, created at the pair price 1. */
 async function place(t: CheckContext, m: Market, type: TriggerType, values: Record<string, unknown>): Promise<string> {
-  await t.control.setPrice(m.output, START);
+  await t.control.setPrice(m.input, inputUsd(START));
   const request = intentRequest(type, { inputMint: m.input, outputMint: m.output, config: { amount: AMOUNT, priceDecimals: PRICE_DECIMALS, ...values } });
   return (await createOrder(t, m.user, request)).orderId;
 }
@@ -86,14 +93,14 @@ async function executions(t: CheckContext, sub: string, id: string): Promise<{ e
  * An order of `type` with `values`, walked along `prices`: `step` sees each read, until the order leaves active.
  * The order's id and its last status.
  */
-async function walk(t: CheckContext, m: Market, type: TriggerType, values: Record<string, unknown>, prices: readonly string[],
+async function walk(t: CheckContext, m: Market, type: TriggerType, values: Record<string, unknown>, prices: readonly bigint[],
   step: (read: { ex: Exchange; order: Order }, pair: bigint) => void): Promise<{ id: string; status: unknown }> {
   const id = await place(t, m, type, values);
   let status: unknown = 'active';
-  for (const usd of prices) {
-    await move(t, m, usd);
+  for (const pair of prices) {
+    await move(t, m, pair);
     const seen = await read(t, m.user.sub, type, id);
-    step(seen, PAIRS[usd]!);
+    step(seen, pair);
     status = seen.order.status;
     if (status !== 'active') break;
   }
@@ -120,10 +127,11 @@ export const stopLossFiresAtItsTrigger = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const walkStop = async (prices: readonly string[]) => void await walk(t, m, 'stop_loss', STOP, prices, ({ ex, order }, pair) =>
+    const walkStop = async (prices: readonly bigint[]) => void await walk(t, m, 'stop_loss', STOP, prices, ({ ex, order }, pair) =>
       firesExactly(t, 'OA-TRIG-024', `a stop_loss at currentTriggerPrice ${String(order.currentTriggerPrice)}`, order, ex, pair, pair <= BigInt(String(order.currentTriggerPrice))));
-    await walkStop(['1.6', '2']);
-    await t.property('OA-TRIG-024', path(), walkStop, runs(t));
+    await walkStop([625_000n, 500_000n]);
+    await walkStop([500_001n, 500_000n]);
+    await t.property('OA-TRIG-024', path(5, ticksAround(500_000n)), walkStop, runs(t));
   },
 });
 
@@ -135,10 +143,11 @@ export const takeProfitFiresAtItsTrigger = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const walkTake = async (prices: readonly string[]) => void await walk(t, m, 'take_profit', { triggerPrice: '2000000' }, prices, ({ ex, order }, pair) =>
+    const walkTake = async (prices: readonly bigint[]) => void await walk(t, m, 'take_profit', { triggerPrice: '2000000' }, prices, ({ ex, order }, pair) =>
       firesExactly(t, 'OA-TRIG-025', 'a take_profit at triggerPrice 2000000', order, ex, pair, pair >= 2_000_000n));
-    await walkTake(['0.625', '0.5']);
-    await t.property('OA-TRIG-025', path(), walkTake, runs(t));
+    await walkTake([1_600_000n, 2_000_000n]);
+    await walkTake([1_999_999n, 2_000_000n]);
+    await t.property('OA-TRIG-025', path(5, ticksAround(2_000_000n)), walkTake, runs(t));
   },
 });
 
@@ -152,7 +161,7 @@ export const ocoFiresOnEitherLeg = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const walkOco = async (prices: readonly string[]) => {
+    const walkOco = async (prices: readonly bigint[]) => {
       const { id, status } = await walk(t, m, 'oco', OCO, prices, ({ ex, order }, pair) =>
         firesExactly(t, 'OA-TRIG-026', 'an oco with legs 500000 and 2000000', order, ex, pair, pair <= 500_000n || pair >= 2_000_000n));
       if (status !== 'completed') return;
@@ -161,9 +170,10 @@ export const ocoFiresOnEitherLeg = defineCheck({
         documented: 'a completed oco filled exactly one leg: one execution row', received: rows.map((r) => ({ executionType: r.executionType, status: r.status })), exchange: ex,
       });
     };
-    await walkOco(['0.8', '0.5']);
-    await walkOco(['1.25', '2']);
-    await t.property('OA-TRIG-026', path(), walkOco, runs(t));
+    await walkOco([1_250_000n, 2_000_000n]);
+    await walkOco([800_000n, 500_000n]);
+    await walkOco([1_999_999n, 500_001n, 500_000n]);
+    await t.property('OA-TRIG-026', path(5, ticksAround(500_000n, 2_000_000n)), walkOco, runs(t));
   },
 });
 
@@ -180,15 +190,15 @@ export const trailingStopRatchetsUpOnly = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const walkTrail = async (prices: readonly string[]) => {
+    const walkTrail = async (prices: readonly bigint[]) => {
       const id = await place(t, m, 'stop_loss', TRAILING_STOP);
-      let high = PAIRS[START]!;
+      let high = START;
       let last = await read(t, m.user.sub, 'stop_loss', id);
       const judge = ({ ex, order }: { ex: Exchange; order: Order }, previous?: Order) => {
         t.expect('OA-TRIG-003', order.triggerPrice === TRAILING_STOP.triggerPrice, {
           documented: 'triggerPrice stays at its creation value while the stop trails', received: { triggerPrice: order.triggerPrice }, exchange: ex,
         });
-        if (high === PAIRS[START]) {
+        if (high === START) {
           t.expect('OA-TRIG-009', order.currentTriggerPrice === order.triggerPrice, {
             documented: `currentTriggerPrice equals triggerPrice until the price first sets a new high (no price above the creation pair ${high} yet)`,
             received: { currentTriggerPrice: order.currentTriggerPrice, triggerPrice: order.triggerPrice }, exchange: ex,
@@ -204,16 +214,16 @@ export const trailingStopRatchetsUpOnly = defineCheck({
         });
       };
       judge(last);
-      for (const usd of prices) {
-        await move(t, m, usd);
-        if (PAIRS[usd]! > high) high = PAIRS[usd]!;
+      for (const pair of prices) {
+        await move(t, m, pair);
+        if (pair > high) high = pair;
         const seen = await read(t, m.user.sub, 'stop_loss', id);
         if (!FIRED.includes(String(seen.order.status))) judge(seen, last.order);
         if (seen.order.status !== 'active') return;
         last = seen;
       }
     };
-    await walkTrail(['0.8', '0.625', '0.8']);
+    await walkTrail([1_250_000n, 1_600_000n, 1_250_000n]);
     await t.property('OA-TRIG-010', path(6), walkTrail, runs(t));
   },
 });
@@ -224,7 +234,7 @@ const TAKE_TRIGGER = 1_250_000n;
 const derivedTrigger = (high: bigint) => (high * (10_000n - 3000n)) / 10_000n;
 
 /** A trailing take-profit walked along `prices`: `step` sees each read with whether it has armed, and its peak since. */
-async function walkTrailingTake(t: CheckContext, m: Market, prices: readonly string[],
+async function walkTrailingTake(t: CheckContext, m: Market, prices: readonly bigint[],
   step: (read: { ex: Exchange; order: Order }, pair: bigint, armed: boolean, high: bigint) => void): Promise<void> {
   let armed = false;
   let high = 0n;
@@ -243,14 +253,14 @@ export const takeProfitTrailArms = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const walkArming = (prices: readonly string[]) => walkTrailingTake(t, m, prices, ({ ex, order }, pair, armed) => {
+    const walkArming = (prices: readonly bigint[]) => walkTrailingTake(t, m, prices, ({ ex, order }, pair, armed) => {
       if (order.status !== 'active') return;
       t.expect('OA-TRIG-037', order.trailingActivated === armed, {
         documented: `a trailing take_profit at triggerPrice 1250000 shows trailingActivated ${armed} ${armed ? 'once the pair price has reached it' : 'while the pair price has stayed below it'}`,
         received: { pair: pair.toString(), trailingActivated: order.trailingActivated }, exchange: ex,
       });
     });
-    await walkArming(['1.25', '0.8', '0.625']);
+    await walkArming([800_000n, 1_250_000n, 1_600_000n]);
     await t.property('OA-TRIG-037', path(), walkArming, runs(t));
   },
 });
@@ -263,10 +273,10 @@ export const takeProfitTrailFires = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const walkTrail = (prices: readonly string[]) => walkTrailingTake(t, m, prices, ({ ex, order }, pair, armed, high) =>
+    const walkTrail = (prices: readonly bigint[]) => walkTrailingTake(t, m, prices, ({ ex, order }, pair, armed, high) =>
       firesExactly(t, 'OA-TRIG-038', armed ? `an armed take_profit with highest pair ${high} and a 30% trail (derived trigger ${derivedTrigger(high)})` : 'a trailing take_profit not yet armed',
         order, ex, pair, armed && pair <= derivedTrigger(high)));
-    await walkTrail(['0.8', '0.625', '0.8', '1']);
+    await walkTrail([1_250_000n, 1_600_000n, 1_250_000n, 1_000_000n]);
     await t.property('OA-TRIG-038', path(), walkTrail, runs(t));
   },
 });
@@ -279,7 +289,7 @@ export const ocoTakeProfitNeverTrails = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    await walk(t, m, 'oco', { ...OCO, trailingStopBps: 5000 }, ['0.8', '0.625'], ({ ex, order }) => {
+    await walk(t, m, 'oco', { ...OCO, trailingStopBps: 5000 }, [1_250_000n, 1_600_000n], ({ ex, order }) => {
       t.expect('OA-TRIG-011', order.takeProfitPrice === OCO.takeProfitPrice, {
         documented: 'on an oco only the stop-loss leg trails: takeProfitPrice stays at 2000000 while the price rises below it',
         received: { takeProfitPrice: order.takeProfitPrice, currentTriggerPrice: order.currentTriggerPrice }, exchange: ex,
@@ -298,14 +308,14 @@ export const trailingModeIsALabel = defineCheck({
     const m = await market(t);
     const pure = await place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'pure' });
     const both = await place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'stop_and_trail' });
-    for (const usd of ['0.8', '1.25', '1.6', '2.5']) {
-      await move(t, m, usd);
+    for (const pair of [1_250_000n, 800_000n, 625_000n, 400_000n]) {
+      await move(t, m, pair);
       const a = await read(t, m.user.sub, 'stop_loss', pure);
       const b = await read(t, m.user.sub, 'stop_loss', both);
       const fired = (order: Order) => FIRED.includes(String(order.status));
       t.expect('OA-TRIG-018', fired(a.order) === fired(b.order), {
         documented: 'trailingMode is a display label: two trailing stops differing only in it fire at the same price',
-        received: { pair: PAIRS[usd]!.toString(), pure: a.order.status, stopAndTrail: b.order.status }, exchange: b.ex,
+        received: { pair: pair.toString(), pure: a.order.status, stopAndTrail: b.order.status }, exchange: b.ex,
       });
       if (fired(a.order)) return;
     }
@@ -314,10 +324,10 @@ export const trailingModeIsALabel = defineCheck({
 
 // ---- the fill ----
 
-/** A stop_loss at 500000 filled at the pair 500000 (output at 2 USD): its order and execution rows. */
+/** A stop_loss at 500000 filled at the pair 500000: its order and execution rows. */
 async function filledStop(t: CheckContext, m: Market, values: Record<string, unknown> = {}): Promise<{ id: string; order: Order; ex: Exchange }> {
   const id = await place(t, m, 'stop_loss', { ...STOP, ...values });
-  await move(t, m, '2');
+  await move(t, m, 500_000n);
   return { id, ...(await read(t, m.user.sub, 'stop_loss', id)) };
 }
 
@@ -358,7 +368,7 @@ export const takeProfitFillIsFull = defineCheck({
   async run(t: CheckContext) {
     const m = await market(t);
     const id = await place(t, m, 'take_profit', { triggerPrice: '2000000' });
-    await move(t, m, '0.5');
+    await move(t, m, 2_000_000n);
     const { ex, rows } = await executions(t, m.user.sub, id);
     if (rows.length === 0) t.skip('the take_profit did not fire at its trigger: OA-TRIG-025 judges firing');
     t.expect('OA-EXEC-013', rows.every((row) => row.executionType === 'take_profit_full'), {
@@ -375,9 +385,9 @@ export const ocoFillUnderItsLeg = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    for (const [usd, type] of [['2', 'stop_loss'], ['0.5', 'take_profit_full']] as const) {
+    for (const [pair, type] of [[500_000n, 'stop_loss'], [2_000_000n, 'take_profit_full']] as const) {
       const id = await place(t, m, 'oco', OCO);
-      await move(t, m, usd);
+      await move(t, m, pair);
       const { ex, rows } = await executions(t, m.user.sub, id);
       if (rows.length === 0) t.skip('the oco did not fire at its leg: OA-TRIG-026 judges firing');
       t.expect('OA-EXEC-014', rows.every((row) => row.executionType === type), {
@@ -420,7 +430,7 @@ export const ocoPendingLeg = defineCheck({
       t.skip(`the target cannot hold a swap in flight (faults swaps: hang): ${(e as Error).message.slice(0, 200)}`);
     }
     t.defer(() => t.control.setFaults({ swaps: 'ok' }));
-    await move(t, m, '2');
+    await move(t, m, 500_000n);
     const { ex, order } = await read(t, m.user.sub, 'oco', id);
     if (order.status !== 'executing') t.skip(`the oco was ${String(order.status)}, not executing, with its fill held in flight`);
     t.expect('OA-TRIG-019', order.pendingLeg === 'stop_loss' || order.pendingLeg === 'take_profit', {
@@ -591,5 +601,128 @@ export const triggerPatchRefusesPastExpiry = defineCheck({
         documented: `a ${type} PATCH setting expiresAt an hour in the past answers 400 VALIDATION_ERROR`, received: failureOf(ex), exchange: ex,
       });
     }
+  },
+});
+
+/** A PATCH the O10 guess makes valid, answered 2xx, or the check skips (OA-TRIG-031 judges the answer). */
+async function patched(t: CheckContext, sub: string, type: TriggerType, id: string, config: Record<string, unknown>): Promise<Exchange> {
+  const ex = await patch(t, sub, type, id, config);
+  skipIfGuessRejected(t, ex);
+  if (!is2xx(ex)) t.skip(`PATCH ${PATHS[type]}/${id} ${JSON.stringify({ config })} answered ${ex.response.status}: OA-TRIG-031 judges it`);
+  return ex;
+}
+
+export const triggerPatchSetsTheTrail = defineCheck({
+  name: 'trigger-patch-of-trailing-stop-bps-is-answered-and-read-back',
+  service: 'orders',
+  rules: ['OA-TRIG-039'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    for (const type of ['stop_loss', 'take_profit', 'oco'] as const) {
+      const { orderId } = await createOrder(t, user, intentRequest(type));
+      const ex = await patched(t, user.sub, type, orderId, { trailingStopBps: 2500 });
+      const answered = dataOf(ex)?.order;
+      const after = await read(t, user.sub, type, orderId);
+      const trail = (order: unknown) => (isObject(order) ? String(order.trailingStopBps) : '(no order)');
+      t.expect('OA-TRIG-039', trail(answered) === '2500' && trail(after.order) === '2500', {
+        documented: `after PATCH ${PATHS[type]}/{id} {config: {trailingStopBps: 2500}} the answered order and the order read back have trailingStopBps 2500`,
+        received: { answered: trail(answered), readBack: trail(after.order) }, exchange: after.ex,
+      });
+    }
+  },
+});
+
+export const triggerPatchRefusesATrailOutOfRange = defineCheck({
+  name: 'trigger-patch-with-trailing-stop-bps-0-or-10000-is-rejected',
+  service: 'orders',
+  rules: ['OA-TRIG-040'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    for (const type of ['stop_loss', 'take_profit', 'oco'] as const) {
+      const { orderId } = await createOrder(t, user, intentRequest(type));
+      for (const trailingStopBps of [0, 10_000]) {
+        const ex = await patch(t, user.sub, type, orderId, { trailingStopBps });
+        t.expect('OA-TRIG-040', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
+          documented: `a ${type} PATCH with trailingStopBps ${trailingStopBps} (outside 1 to 9999) answers 400 VALIDATION_ERROR`, received: failureOf(ex), exchange: ex,
+        });
+      }
+    }
+  },
+});
+
+export const triggerPatchRefusesBadPrices = defineCheck({
+  name: 'trigger-patch-with-price-decimals-out-of-range-or-a-zero-price-is-rejected',
+  service: 'orders',
+  rules: ['OA-TRIG-041'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const cases: [TriggerType, Record<string, unknown>][] = [
+      ['stop_loss', { triggerPrice: '0' }], ['take_profit', { triggerPrice: '0' }], ['oco', { stopLossPrice: '0' }],
+      ['stop_loss', { priceDecimals: 19 }], ['oco', { priceDecimals: -1 }],
+    ];
+    for (const [type, config] of cases) {
+      const { orderId } = await createOrder(t, user, intentRequest(type));
+      const ex = await patch(t, user.sub, type, orderId, config);
+      t.expect('OA-TRIG-041', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
+        documented: `a ${type} PATCH ${JSON.stringify({ config })} answers 400 VALIDATION_ERROR (priceDecimals 0 to 18, prices above 0)`, received: failureOf(ex), exchange: ex,
+      });
+    }
+  },
+});
+
+export const takeProfitPatchMovesTheTrigger = defineCheck({
+  name: 'take-profit-price-patch-makes-the-order-fire-at-the-new-price',
+  service: 'orders',
+  rules: ['OA-TRIG-042'],
+  profile: 'full',
+  needs: ['funding', 'prices', 'clock'],
+  async run(t: CheckContext) {
+    const m = await market(t);
+    // Both orders would stay active at the pair 1250000 with their created take-profit price 2000000.
+    const take = await place(t, m, 'take_profit', { triggerPrice: '2000000' });
+    await patched(t, m.user.sub, 'take_profit', take, { triggerPrice: '1250000' });
+    const oco = await place(t, m, 'oco', OCO);
+    await patched(t, m.user.sub, 'oco', oco, { takeProfitPrice: '1250000' });
+    const before = await read(t, m.user.sub, 'oco', oco);
+    t.expect('OA-TRIG-042', before.order.takeProfitPrice === '1250000', {
+      documented: 'after PATCH /oco/{id} {config: {takeProfitPrice: "1250000"}} the oco reads back with takeProfitPrice 1250000',
+      received: { takeProfitPrice: before.order.takeProfitPrice }, exchange: before.ex,
+    });
+    await move(t, m, 1_250_000n);
+    for (const [type, id] of [['take_profit', take], ['oco', oco]] as const) {
+      const { ex, order } = await read(t, m.user.sub, type, id);
+      firesExactly(t, 'OA-TRIG-042', `a ${type} whose take-profit price was PATCHed from 2000000 to 1250000`, order, ex, 1_250_000n, true);
+    }
+  },
+});
+
+// ---- retry (DCA only) ----
+
+export const failedTriggerCannotRetry = defineCheck({
+  name: 'retry-of-a-failed-stop-loss-is-never-2xx',
+  service: 'orders',
+  rules: ['OA-RETRY-011'],
+  profile: 'full',
+  needs: ['funding', 'prices', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const m = await market(t);
+    const id = await place(t, m, 'stop_loss', STOP);
+    t.defer(() => t.control.setFaults({ swaps: 'ok' }));
+    await t.control.setFaults({ swaps: 'fail' });
+    await move(t, m, 500_000n);
+    await t.control.setFaults({ swaps: 'ok' });
+    const { order } = await read(t, m.user.sub, 'stop_loss', id);
+    if (order.status !== 'failed') t.skip(`a failing swap at the trigger left the stop_loss ${String(order.status)}, not failed: no failed trigger order to retry`);
+    const ex = await act(t, m.user, id, 'retry');
+    t.expect('OA-RETRY-011', ex.response.status === 400 && ['RETRY_NOT_SUPPORTED', 'ALREADY_WITHDRAWN', 'ORDER_NOT_FAILED'].includes(String(errorCode(ex))), {
+      documented: `retry of a failed stop_loss (withdrawalStatus ${String(order.withdrawalStatus)}): 400 RETRY_NOT_SUPPORTED, ALREADY_WITHDRAWN or ORDER_NOT_FAILED (retry is DCA only), never 2xx`,
+      received: failureOf(ex), exchange: ex,
+    });
   },
 });

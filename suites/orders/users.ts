@@ -4,7 +4,7 @@ import { findOperation, validateResponse } from '../../generators/index.ts';
 import type { CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { SetupFailed } from '../harness/failure.ts';
+import { SetupFailed, Unsupported } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
 
@@ -137,4 +137,22 @@ export async function onboardedUser(t: CheckContext, wallet: TestWallet = testWa
 /** A user-scoped request as `sub`. */
 export async function asUser(t: CheckContext, sub: string, spec: RequestSpec): Promise<Exchange> {
   return await servedRequest(t, { ...spec, headers: { ...(spec.headers ?? {}), 'X-Service-User': sub } });
+}
+
+/**
+ * A key of a tenant other than the run's: a fresh tenant when the target offers `tenants`, else ORDERS_API_KEY_ALT
+ * (a second tenant's key, README); unsupported without either. `alt` tells which.
+ */
+export async function otherTenantKey(t: CheckContext): Promise<{ apiKey: string; alt: boolean; environment?: string }> {
+  if (t.control.has('tenants')) {
+    const { apiKey, environment } = await t.control.createTenant();
+    return { apiKey, alt: false, environment };
+  }
+  const alt = t.env.credentials.ordersApiKeyAlt;
+  if (!alt) throw new Unsupported('tenants (or ORDERS_API_KEY_ALT, a second tenant\'s key)');
+  if (alt === t.env.credentials.ordersApiKey) throw new SetupFailed('ORDERS_API_KEY_ALT is ORDERS_API_KEY: another tenant\'s key is needed');
+  const ex = await t.orders.request({ path: '/partners/me/orders', headers: { 'X-Service-Key': alt, 'X-Service-User': undefined }, validate: false });
+  rateLimited(ex);
+  if (!is2xx(ex)) throw new SetupFailed(`ORDERS_API_KEY_ALT is not accepted: GET /partners/me/orders answered ${ex.response.status}`, ex);
+  return { apiKey: alt, alt: true };
 }

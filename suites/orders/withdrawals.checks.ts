@@ -4,7 +4,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
-import { createOrder, DCA_FREQUENCY, dcaRequest, intentRequest, decodeTransaction, depositedTo, failureOf, intentUser, signed, usdc, type Funded } from './orders.ts';
+import { createOrder, DCA_FREQUENCY, dcaRequest, intentRequest, decodeTransaction, depositedTo, failureOf, INT, intentUser, signed, usdc, type Funded } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, throwawayWallet } from './users.ts';
 
 /**
@@ -32,12 +32,24 @@ export async function withdrawUser(t: CheckContext, managerUsdc = '5000000'): Pr
   return user;
 }
 
-export async function usdcRow(t: CheckContext, user: Funded): Promise<{ row: Row; ex: Exchange }> {
+/** The user's GET /me/balance row of `mint`, if it has one. */
+async function balanceRow(t: CheckContext, user: Funded, mint: string): Promise<{ row?: Row; ex: Exchange }> {
   const ex = await asUser(t, user.sub, { path: '/me/balance' });
   const rows = dataOf(ex)?.balances;
-  const row = Array.isArray(rows) ? rows.find((candidate) => isObject(candidate) && candidate.mint === usdc()) : undefined;
-  if (!isObject(row)) throw new SetupFailed(`GET /me/balance has no ${usdc()} row: ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
+  const row = Array.isArray(rows) ? rows.find((candidate) => isObject(candidate) && candidate.mint === mint) : undefined;
+  return { row: isObject(row) ? row : undefined, ex };
+}
+
+export async function usdcRow(t: CheckContext, user: Funded): Promise<{ row: Row; ex: Exchange }> {
+  const { row, ex } = await balanceRow(t, user, usdc());
+  if (!row) throw new SetupFailed(`GET /me/balance has no ${usdc()} row: ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
   return { row, ex };
+}
+
+/** The manager's totalBalance of `mint` (0 when /me/balance has no row for it). */
+async function totalBalanceOf(t: CheckContext, user: Funded, mint: string): Promise<{ total: bigint; ex: Exchange }> {
+  const { row, ex } = await balanceRow(t, user, mint);
+  return { total: row ? bucket(row, 'totalBalance') : 0n, ex };
 }
 
 export const bucket = (row: Row, name: string) => BigInt(String(row[name]));
@@ -345,11 +357,69 @@ export const orderWithdrawalBuild = defineCheck({
 });
 
 /** The amount a preview gives for `mint`: an array of `{mint, amount}`-like entries, or an object keyed by mint. */
-function previewedAmount(preview: unknown, mint: string): bigint | undefined {
+export function previewedAmount(preview: unknown, mint: string): bigint | undefined {
   const entry = Array.isArray(preview) ? preview.find((item) => isObject(item) && Object.values(item).includes(mint)) : isObject(preview) ? preview[mint] : undefined;
   const amount = isObject(entry) ? Object.entries(entry).find(([key, value]) => key !== 'mint' && typeof value === 'string' && /^[0-9]+$/.test(value))?.[1] : entry;
   return typeof amount === 'string' && /^[0-9]+$/.test(amount) ? BigInt(amount) : undefined;
 }
+
+/** The transfers of `tx` of `mints`, and how many of them do not pay `owner` (its token account of the mint). */
+function transfersOf(tx: Transaction, owner: string, mints: readonly string[]): { transfers: number; elsewhere: number } {
+  let transfers = 0;
+  let elsewhere = 0;
+  for (const instruction of tx.instructions) {
+    const alone = new Transaction().add(instruction);
+    const seen = mints.map((mint) => depositedTo(alone, owner, mint));
+    if (!seen.some((one) => one.recognised > 0)) continue;
+    transfers++;
+    if (!seen.some((one) => one.amount > 0n)) elsewhere++;
+  }
+  return { transfers, elsewhere };
+}
+
+export const orderWithdrawalPaysTheUser = defineCheck({
+  name: 'order-withdrawal-transaction-pays-only-the-users-wallet',
+  service: 'orders',
+  rules: ['OA-OWD-028'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t, '0');
+    const orderId = await cancelledOrder(t, user);
+    const { order } = await orderDetail(t, user, orderId);
+    const build = await orderWithdraw(t, user, orderId);
+    const { tx } = builtTransaction(build, `POST /orders/${orderId}/withdraw`);
+    abandonLater(t, user, orderId);
+    const { transfers, elsewhere } = transfersOf(tx, user.userPubkey, [String(order.inputMint), String(order.outputMint)]);
+    t.expect('OA-OWD-028', transfers > 0 && elsewhere === 0, {
+      documented: `the order-level withdrawal transaction transfers the order's funds, every transfer to the user's wallet ${user.userPubkey}`,
+      received: { transfers, toAnotherKey: elsewhere }, exchange: build,
+    });
+  },
+});
+
+export const concurrentOrderWithdrawalBuilds = defineCheck({
+  name: 'three-order-withdrawal-builds-at-once-reserve-once',
+  service: 'orders',
+  rules: ['OA-OWD-030'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t, '0');
+    const orderId = await cancelledOrder(t, user);
+    const answers = await Promise.all([0, 1, 2].map(() => orderWithdraw(t, user, orderId)));
+    abandonLater(t, user, orderId);
+    const built = answers.find(is2xx);
+    const previewed = built && previewedAmount(dataOf(built)?.withdrawalAmounts, usdc());
+    const { row, ex } = await usdcRow(t, user);
+    const conflict = (answer: Exchange) => answer.response.status === 409 && ['WITHDRAWAL_IN_PROGRESS', 'WITHDRAWAL_IN_FLIGHT'].includes(String(errorCode(answer)));
+    t.expect('OA-OWD-030', answers.every((answer) => is2xx(answer) || conflict(answer)) && previewed !== undefined && bucket(row, 'withdrawalPending') === previewed, {
+      documented: `each build 2xx or 409 WITHDRAWAL_IN_PROGRESS/IN_FLIGHT, and withdrawalPending of ${usdc()} the previewed amount (${previewed?.toString() ?? 'no 2xx preview'}) counted once`,
+      received: { answers: answers.map((answer) => ({ status: answer.response.status, code: errorCode(answer) ?? '(none)' })), withdrawalPending: row.withdrawalPending },
+      exchange: answers.find((answer) => !is2xx(answer) && !conflict(answer)) ?? ex,
+    });
+  },
+});
 
 export const orderWithdrawalConfirm = defineCheck({
   name: 'order-withdrawal-confirm-completes-with-the-signature-and-releases',
@@ -558,19 +628,31 @@ export const emptyAutomaticReturn = defineCheck({
 export const automaticReturnOfAnExpiredTrigger = defineCheck({
   name: 'expired-trigger-order-funds-are-returned-automatically',
   service: 'orders',
-  rules: ['OA-OWD-019'],
+  rules: ['OA-OWD-019', 'OA-OWD-021', 'OA-OWD-027'],
   profile: 'full',
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t, '0');
     const expiresAt = Math.floor(Date.parse(await t.control.clock()) / 1000) + 3600;
-    const { orderId } = await createOrder(t, user, intentRequest('stop_loss', { config: { expiresAt } }));
+    const { orderId, intent } = await createOrder(t, user, intentRequest('stop_loss', { config: { expiresAt } }));
+    const inputMint = String(intent.data.inputMint);
+    const { total: before } = await totalBalanceOf(t, user, inputMint);
     await t.control.advanceClock(3601);
     const ex = await asUser(t, user.sub, { path: `/stop-loss/${orderId}` });
     const order = dataOf(ex);
     if (order?.status !== 'expired') t.skip(`the stop_loss order is ${String(order?.status)}, not expired, a second after its expiresAt: its return cannot be observed`);
     t.expect('OA-OWD-019', order?.withdrawalStatus === 'completed', {
       documented: 'withdrawalStatus completed once the trigger order expired (auto-return fires at expiry)', received: order?.withdrawalStatus, exchange: ex,
+    });
+    // The unfired order still held its whole amount in the manager: the return sent something.
+    t.expect('OA-OWD-021', realSignature(order?.withdrawalTxHash), {
+      documented: `withdrawalTxHash a real signature (base58 of 64 bytes, not all zero): the order's amount ${String(order?.amount)} was returned`, received: order?.withdrawalTxHash, exchange: ex,
+    });
+    const amount = INT.test(String(order?.amount)) ? BigInt(String(order?.amount)) : undefined;
+    if (amount === undefined) throw new SetupFailed(`the stop_loss has no integer amount: ${String(order?.amount)}`, ex);
+    const { total: after, ex: balance } = await totalBalanceOf(t, user, inputMint);
+    t.expect('OA-OWD-027', after === before - amount, {
+      documented: `the returned funds left the manager: totalBalance of ${inputMint} drops by the order's amount ${amount} (from ${before})`, received: { totalBalanceAfter: after.toString() }, exchange: balance,
     });
   },
 });
@@ -602,7 +684,7 @@ export const walletWithdrawalOverlappingErrors = defineCheck({
 export const orderWithdrawalRepeatAndActive = defineCheck({
   name: 'order-withdrawal-repeat-reserves-once-and-active-orders-are-refused',
   service: 'orders',
-  rules: ['OA-OWD-023', 'OA-OWD-004'],
+  rules: ['OA-OWD-023', 'OA-OWD-029', 'OA-OWD-004'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -621,7 +703,12 @@ export const orderWithdrawalRepeatAndActive = defineCheck({
     abandonLater(t, user, orderId);
     const previewed = previewedAmount(dataOf(build)?.withdrawalAmounts, usdc());
     const repeat = await orderWithdraw(t, user, orderId);
-    const pending = bucket((await usdcRow(t, user)).row, 'withdrawalPending');
+    const { row, ex: balance } = await usdcRow(t, user);
+    const pending = bucket(row, 'withdrawalPending');
+    if (previewed === undefined) throw new SetupFailed(`no ${usdc()} amount in the preview ${JSON.stringify(dataOf(build)?.withdrawalAmounts)}: OA-OWD-003 judges it`, build);
+    t.expect('OA-OWD-029', pending === previewed, {
+      documented: `after a repeated build withdrawalPending of ${usdc()} is the previewed amount ${previewed}, counted once`, received: { repeat: failureOf(repeat), withdrawalPending: pending.toString() }, exchange: balance,
+    });
     const conflict = repeat.response.status === 409 && ['WITHDRAWAL_IN_PROGRESS', 'WITHDRAWAL_IN_FLIGHT'].includes(String(errorCode(repeat)));
     t.expect('OA-OWD-004', conflict || (is2xx(repeat) && pending === previewed), {
       documented: `2xx with withdrawalPending reserved once (${previewed?.toString() ?? '?'}), or 409 WITHDRAWAL_IN_PROGRESS/IN_FLIGHT`,

@@ -28,8 +28,49 @@ export const HOSTILE_STRINGS: readonly string[] = [
   'x'.repeat(4096),
 ];
 
-/** Malformed amounts: decimals, signs, leading zeros, exponent, whitespace, 80 digits, a number, empty. */
-export const MALFORMED_AMOUNTS: readonly unknown[] = ['1.5', '-1', '+1', '007', '1e6', ' 1', '1 ', '9'.repeat(80), '', 'ten', 1, -1, 1.5, null, true];
+/**
+ * How a malformed amount reads: `invalid` in every reading of the documents (a fraction, a sign, a word, a JSON value
+ * that is no string); `readable` by a conforming parser that is lenient (leading zeros, a plus sign, surrounding
+ * whitespace, an exponent: "007" may be read as 7); `absent` may be taken for an omitted value (empty, null);
+ * `beyond-u64` is no token amount (the chain counts amounts in a u64) but a well-formed integer, so a valid price
+ * (prices are fixed-point integer strings with no documented bound).
+ */
+export type AmountReading = 'invalid' | 'readable' | 'absent' | 'beyond-u64';
+
+export interface MalformedAmount {
+  value: unknown;
+  reading: AmountReading;
+}
+
+/** Malformed amounts: decimals, signs, leading zeros, exponent, whitespace, 80 digits, 2^64, empty, JSON non-strings. */
+export const MALFORMED_AMOUNTS: readonly MalformedAmount[] = [
+  { value: '1.5', reading: 'invalid' },
+  { value: '-1', reading: 'invalid' },
+  { value: '+1', reading: 'readable' },
+  { value: '007', reading: 'readable' },
+  { value: '1e6', reading: 'readable' },
+  { value: ' 1', reading: 'readable' },
+  { value: '1 ', reading: 'readable' },
+  { value: '9'.repeat(80), reading: 'beyond-u64' },
+  { value: '18446744073709551616', reading: 'beyond-u64' },
+  { value: '', reading: 'absent' },
+  { value: 'ten', reading: 'invalid' },
+  { value: 1, reading: 'invalid' },
+  { value: -1, reading: 'invalid' },
+  { value: 1.5, reading: 'invalid' },
+  { value: null, reading: 'absent' },
+  { value: true, reading: 'invalid' },
+];
+
+/** What a field of this kind makes of a malformed value: may a conforming server serve it (answer 2xx)? */
+export function mayServeAmount(reading: AmountReading, field: { price?: boolean; optional?: boolean } = {}): boolean {
+  switch (reading) {
+    case 'readable': return true;
+    case 'absent': return field.optional === true;
+    case 'beyond-u64': return field.price === true;
+    case 'invalid': return false;
+  }
+}
 
 /** Keys that are not base58 public keys (0, O, I and l are outside the alphabet; too short; too long; empty). */
 export const MALFORMED_KEYS: readonly unknown[] = ['0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', 'not a key', 'abc', '1'.repeat(60), '', 42, null];
@@ -72,9 +113,12 @@ export function rawQuery(query: Record<string, string | string[]>): string {
   return params.toString();
 }
 
-/** A generated invalid request as a RequestSpec (path ids from `pathValue` when the sample has none). */
+/**
+ * A generated invalid request as a RequestSpec. Path ids come from `pathValue` (a real order's id, so that the body
+ * reaches validation), except the one the sample makes invalid.
+ */
 export function sampleRequest(op: OperationInfo, sample: InvalidRequestSample, pathValue: (name: string) => string): RequestSpec {
-  const path = fillPath(op.path, (name) => encodeURIComponent(sample.path[name] ?? pathValue(name)));
+  const path = fillPath(op.path, (name) => encodeURIComponent(sample.target === `path:${name}` ? sample.path[name] ?? pathValue(name) : pathValue(name)));
   const spec: RequestSpec = { method: op.method, path, query: rawQuery(sample.query), headers: { ...sample.headers }, operationId: op.operationId };
   if (sample.body !== undefined) {
     spec.body = JSON.stringify(sample.body);
@@ -90,6 +134,14 @@ export function invalidRequests(service: 'orders' | 'quotes', op: OperationInfo)
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A generated invalid request no reading of the documents lets through: a body of the wrong JSON type, without a
+ * required field or with a value outside an enumeration, outside any part the suite assumes.
+ */
+export function generatedMustBeRejected(sample: InvalidRequestSample): boolean {
+  return sample.target === 'body' && !sample.violation.assumed && ['type', 'required', 'enum'].includes(sample.violation.keyword);
 }
 
 /** fast-check runs per operation: a fifth of the run's budget, at least 3. */
@@ -118,19 +170,68 @@ export async function sendHostile(t: CheckContext, client: ServiceClient, rule: 
   }
 }
 
-/** Per-operation tallies of the bad inputs tried, for the report. */
-export class Tally {
-  private readonly counts = new Map<string, number>();
+/**
+ * One sweep of bad inputs over a service: it counts what it sends per operation, and goes on after a bad answer so
+ * that every input is tried and counted; the first failure is thrown at the end (`finish`). An input left without an
+ * answer (a hang, a dropped connection) ends the sweep at once: the next ones would only wait as long.
+ */
+export class Sweep {
+  readonly tally: Record<string, number> = {};
+  private first?: ConformanceFailure;
+  private failures = 0;
+  private unanswered?: ConformanceFailure;
 
-  add(key: string): void {
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  /** Send one bad input (sendHostile) and count it under `operation`; after an unanswered one, nothing more is sent. */
+  async send(t: CheckContext, client: ServiceClient, rule: string, operation: string, spec: RequestSpec): Promise<Exchange> {
+    if (this.unanswered) throw this.unanswered;
+    try {
+      return await sendHostile(t, client, rule, spec);
+    } catch (e) {
+      if (e instanceof ConformanceFailure) this.unanswered = e;
+      throw e;
+    } finally {
+      this.tally[operation] = (this.tally[operation] ?? 0) + 1;
+    }
+  }
+
+  /** Run `judge` (or a property of sends and judgements); a conformance failure is kept and the sweep goes on. */
+  async attempt(judge: () => void | Promise<void>): Promise<void> {
+    try {
+      await judge();
+    } catch (e) {
+      if (!(e instanceof ConformanceFailure) || this.unanswered) throw e;
+      this.failures++;
+      this.first ??= e;
+    }
   }
 
   get total(): number {
-    return [...this.counts.values()].reduce((a, b) => a + b, 0);
+    return Object.values(this.tally).reduce((a, b) => a + b, 0);
   }
 
+  /** The tally as a line for the notes. */
   toString(): string {
-    return [...this.counts].map(([k, n]) => `${k}: ${n}`).join('; ');
+    return `${this.total} bad inputs tried${this.failures > 0 ? `, ${this.failures} answered wrongly (the first is reported)` : ''}: ` +
+      Object.entries(this.tally).map(([k, n]) => `${k} ${n}`).join('; ');
   }
+
+  /** Throw the first failure kept, if any. */
+  finish(): void {
+    if (this.first) throw this.first;
+  }
+}
+
+/**
+ * Run a sweep in a check: the tally reaches the CheckResult and a note in a `finally`, whatever ends the sweep; a
+ * failure kept during it is thrown after.
+ */
+export async function sweep(t: CheckContext, body: (s: Sweep) => Promise<void>): Promise<void> {
+  const s = new Sweep();
+  try {
+    await body(s);
+  } finally {
+    t.tally = { ...(t.tally ?? {}), ...s.tally };
+    t.note(String(s));
+  }
+  s.finish();
 }

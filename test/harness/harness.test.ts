@@ -7,12 +7,13 @@ import { ControlAdapter } from '../../suites/harness/control.ts';
 import { normalizeMsgpack, retryDelay, ServiceClient } from '../../suites/harness/client.ts';
 import { toCurl } from '../../suites/harness/curl.ts';
 import { ConformanceFailure, formatFailure } from '../../suites/harness/failure.ts';
-import { buildMatrix, renderMarkdown } from '../../suites/harness/matrix.ts';
+import { buildMatrix, renderHtml, renderMarkdown } from '../../suites/harness/matrix.ts';
 import { clearSecrets, redact, registerSecret } from '../../suites/harness/redact.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { decodeImage, parseDataUri } from '../../suites/shared/image.ts';
+import { sweep } from '../../suites/shared/hostile.ts';
 import { parseCli, UsageError } from '../../bin/conformance.ts';
 
 describe('redaction and reproductions', () => {
@@ -153,16 +154,16 @@ describe('ServiceClient against a local server', () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  const client = (timeoutMs = 2000) => {
+  const client = (timeoutMs = 2000, service: 'orders' | 'control' = 'control') => {
     const recorded: string[] = [];
-    const c = new ServiceClient({ service: 'control', baseUrl: url, timeoutMs, defaultHeaders: {}, record: (e) => recorded.push(`${e.response.status}`),
+    const c = new ServiceClient({ service, baseUrl: url, timeoutMs, defaultHeaders: {}, record: (e) => recorded.push(`${e.response.status}`),
       violation: () => {}, sleep: async () => {} });
     return { c, recorded };
   };
 
-  test('a 503 on a GET is retried and both exchanges are recorded', async () => {
-    const { c, recorded } = client();
-    const ex = await c.request({ path: '/flaky' });
+  test('a 503 on an order-service GET is retried and both exchanges are recorded', async () => {
+    const { c, recorded } = client(2000, 'orders');
+    const ex = await c.request({ path: '/flaky', validate: false });
     expect(ex.response.status).toBe(200);
     expect(ex.attempts).toBe(2);
     expect(recorded).toEqual(['503', '200']);
@@ -241,6 +242,39 @@ describe('runner verdicts', () => {
     expect(m.rules.find((r) => r.id === 'Q-PROV-005')?.verdict).toBe('not-run');
     expect(m.rules.find((r) => r.id === 'Q-INFO-001')?.verdict).toBe('uncovered');
     expect(renderMarkdown(m)).toMatch(/## Failures/);
+    expect(renderMarkdown(m)).not.toMatch(/Bad inputs tried/);
+  });
+
+  test('a sweep of bad inputs goes on after a bad answer; its tally reaches the result (also on a suite error) and the matrix', async () => {
+    const server = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const target = { ...env, quotesUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    try {
+      const sweeping = check(async (t) => sweep(t, async (s) => {
+        for (let i = 0; i < 5; i++) {
+          const ex = await s.send(t, t.quotes, 'Q-INFO-003', i < 3 ? 'getInfo' : 'getVenues', { path: '/x', query: { i } });
+          await s.attempt(() => t.expect('Q-INFO-003', i !== 1, { documented: 'a 4xx', received: ex.response.status }));
+        }
+      }));
+      const r = await runCheck(sweeping, target);
+      expect([r.verdict, r.rule, r.requests]).toEqual(['fail', 'Q-INFO-003', 5]);
+      expect(r.tally).toEqual({ getInfo: 3, getVenues: 2 });
+      expect(r.notes.join('\n')).toMatch(/5 bad inputs tried, 1 answered wrongly/);
+      const broken = await runCheck(check(async (t) => sweep(t, async (s) => {
+        await s.send(t, t.quotes, 'Q-INFO-003', 'getInfo', { path: '/x' });
+        throw new TypeError('suite bug');
+      })), target);
+      expect([broken.verdict, broken.tally]).toEqual(['setup-failed', { getInfo: 1 }]);
+      const m = buildMatrix([r], [sweeping], {
+        startedAt: 'a', finishedAt: 'b', profile: 'readonly', seed: 1, strict: false, specHashes: {},
+        target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
+      }, '0');
+      expect(m.checks[0]?.tally).toEqual({ getInfo: 3, getVenues: 2 });
+      expect(renderMarkdown(m)).toMatch(/## Bad inputs tried per operation\n\n\| Check \| Verdict \| Total \| Per operation \|\n[^\n]*\n\| a-check \| fail \| 5 \| getInfo 3, getVenues 2 \|/);
+      expect(renderHtml(m)).toMatch(/<h2>Bad inputs tried per operation<\/h2><table>.*<td>a-check<\/td>.*<td>5<\/td><td>getInfo 3, getVenues 2<\/td>/);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
 

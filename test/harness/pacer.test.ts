@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli, UsageError } from '../../bin/conformance.ts';
 import { defineCheck } from '../../suites/harness/check.ts';
-import { retryAfterMs, retryDelay, ServiceClient, transientRetryDelay, type ClientOptions } from '../../suites/harness/client.ts';
+import { allowanceExhausted, retryAfterMs, retryDelay, ServiceClient, transientRetryDelay, type ClientOptions } from '../../suites/harness/client.ts';
 import { ConcurrencyLimit, DEFAULT_MAX_CONCURRENCY, Pacer } from '../../suites/harness/pacer.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
@@ -137,6 +137,72 @@ describe('retry-after on a 429 is obeyed', () => {
     expect(transientRetryDelay('quotes', 'GET', 503, 1)).toBeUndefined();
     expect(transientRetryDelay('control', 'GET', 503, 1)).toBeUndefined();
   });
+
+  test('retryDelay: a 5xx is retried on the order service only (the quote document gives no 5xx retry rule)', () => {
+    expect(retryDelay('orders', 'GET', {}, 503, {}, 1)).toBe(250);
+    expect(retryDelay('orders', 'POST', { 'X-Idempotency-Key': 'k' }, 500, {}, 2)).toBe(500);
+    expect(retryDelay('quotes', 'GET', {}, 503, {}, 1)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 500, {}, 1)).toBeUndefined();
+    expect(retryDelay('control', 'GET', {}, 503, {}, 1)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 409, {}, 1)).toBeUndefined();
+  });
+
+  test('retryDelay: allowance_exhausted is never retried ("retrying does not help"), rate_limited is', () => {
+    const exhausted = { error: { code: 'allowance_exhausted' } };
+    expect(allowanceExhausted(429, exhausted)).toBe(true);
+    expect(allowanceExhausted(429, { error: { code: 'rate_limited' } })).toBe(false);
+    expect(allowanceExhausted(403, exhausted)).toBe(false);
+    expect(allowanceExhausted(429, 'allowance_exhausted')).toBe(false);
+    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '2' }, 1, exhausted)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 429, {}, 1, exhausted)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '2' }, 1, { error: { code: 'rate_limited' } })).toBe(2000);
+  });
+});
+
+describe('a 429\'s retry-after holds every later request (Pacer.holdFor)', () => {
+  test('without a rate budget: slots wait until the hold has passed, then go at once', async () => {
+    const time = new FakeTime();
+    const pacer = new Pacer(0, time.clock, time.sleep);
+    await pacer.slot();
+    pacer.holdFor(2000);
+    expect(pacer.heldUntilMs).toBe(2000);
+    const starts: number[] = [];
+    const all = Promise.all([0, 1, 2].map(async () => { await pacer.slot(); starts.push(time.now); }));
+    await flush();
+    expect(starts).toEqual([]);
+    while (await time.step());
+    await all;
+    expect(starts).toEqual([2000, 2000, 2000]);
+  });
+
+  test('holds never shorten one another; a past hold holds nothing', async () => {
+    const time = new FakeTime();
+    const pacer = new Pacer(0, time.clock, time.sleep);
+    pacer.holdFor(5000);
+    pacer.holdFor(1000);
+    expect(pacer.heldUntilMs).toBe(5000);
+    time.now = 6000;
+    const started = pacer.slot().then(() => time.now);
+    await flush();
+    expect(await started).toBe(6000);
+  });
+
+  test('with a rate budget: after the hold the budget spaces the requests again; a slot already waiting is held too', async () => {
+    const time = new FakeTime();
+    const pacer = new Pacer(2, time.clock, time.sleep); // 500 ms apart
+    const starts: number[] = [];
+    const go = async () => { await pacer.slot(); starts.push(time.now); };
+    const first = [go(), go()]; // at 0 and 500
+    await flush();
+    pacer.holdFor(3000); // a 429 arrives at 0, while the second waits for its turn
+    const later = [go(), go()];
+    await flush();
+    while (await time.step());
+    await Promise.all([...first, ...later]);
+    expect(starts[0]).toBe(0);
+    expect(starts.slice(1).every((at) => at >= 3000)).toBe(true);
+    for (let i = 2; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(500);
+  });
 });
 
 describe('ServiceClient obeys the budget against a real server', () => {
@@ -160,6 +226,10 @@ describe('ServiceClient obeys the budget against a real server', () => {
       if (path === '/limited' && n === 1) return answer(429, { 'retry-after': '2' });
       if (path === '/limited-date' && n === 1) return answer(429, { 'retry-after': new Date(Date.now() + 4000).toUTCString() });
       if (path === '/limited-long') return answer(429, { 'retry-after': '3600' });
+      if (path === '/exhausted') {
+        inFlight--;
+        return res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: { code: 'allowance_exhausted' } }));
+      }
       if (path === '/blip' && n === 1) return answer(503);
       if (path === '/down') return answer(500);
       answer(200);
@@ -220,6 +290,50 @@ describe('ServiceClient obeys the budget against a real server', () => {
     const { c, waits } = client();
     expect((await c.request({ path: '/limited', retry: false })).response.status).toBe(429);
     expect(waits).toEqual([]);
+  });
+
+  test('a 429 seen with retry: false is returned at once, and the run\'s next requests wait out its retry-after', async () => {
+    hits.delete('/limited');
+    let clock = 0;
+    const paced: number[] = [];
+    const pacer = new Pacer(0, () => clock, async (ms) => { paced.push(ms); clock += ms; });
+    const { c, waits } = client({ pacer });
+    expect((await c.request({ path: '/limited', retry: false })).response.status).toBe(429);
+    expect(waits).toEqual([]);
+    expect(paced).toEqual([]);
+    expect((await c.request({ path: '/other' })).response.status).toBe(200);
+    expect(paced).toEqual([2000]);
+    expect((await c.request({ path: '/other' })).response.status).toBe(200);
+    expect(paced).toEqual([2000]);
+  });
+
+  test('a 429 that is retried holds the others too; one whose retry-after is too long holds nothing', async () => {
+    hits.delete('/limited');
+    let clock = 0;
+    const pacer = new Pacer(0, () => clock, async (ms) => { clock += ms; });
+    const { c, waits } = client({ pacer, sleep: async (ms) => { waits.push(ms); } });
+    expect((await c.request({ path: '/limited' })).response.status).toBe(200);
+    expect(waits).toEqual([2000]);
+    expect(pacer.heldUntilMs).toBe(2000);
+    const long = client({ pacer: new Pacer(0, () => 0, async () => {}) });
+    await long.c.request({ path: '/limited-long', retry: false });
+    expect((long.c as unknown as { opts: ClientOptions }).opts.pacer!.heldUntilMs).toBe(0);
+  });
+
+  test('allowance_exhausted is returned at once, never retried; a quote-service 5xx is not retried either', async () => {
+    const exhausted = client();
+    const ex = await exhausted.c.request({ path: '/exhausted' });
+    expect([ex.response.status, ex.attempts]).toEqual([429, 1]);
+    expect(exhausted.waits).toEqual([]);
+    hits.delete('/blip');
+    const quotes = client();
+    const blip = await quotes.c.request({ path: '/blip', validate: false });
+    expect([blip.response.status, blip.attempts]).toEqual([503, 1]);
+    hits.delete('/blip');
+    const orders = client({ service: 'orders' });
+    const repeated = await orders.c.request({ path: '/blip', validate: false });
+    expect([repeated.response.status, repeated.attempts]).toEqual([200, 2]);
+    hits.delete('/blip');
   });
 
   test('a retry pause does not hold a place: with a cap of 1, others go while a 429 waits', async () => {

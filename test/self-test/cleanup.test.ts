@@ -5,12 +5,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../../fixtures/server/index.ts';
 import { allChecks } from '../../suites/index.ts';
-import { clearLedger, createdOrders, noteCreated } from '../../suites/harness/ledger.ts';
+import { CheckContext } from '../../suites/harness/check.ts';
+import { clearLedger, createdOrders, feesPaidBy, knownUsers, noteCreated, runFundings } from '../../suites/harness/ledger.ts';
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import { prepareTarget } from '../../suites/harness/target.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
-import { cleanUpCreatedOrders } from '../../suites/orders/cleanup.ts';
+import { cleanUpCreatedOrders, describeCleanup } from '../../suites/orders/cleanup.ts';
+import { createOrder, intentRequest } from '../../suites/orders/orders.ts';
+import { cancelledOrder, orderWithdraw, withdrawUser } from '../../suites/orders/withdrawals.checks.ts';
 
 const confirmed = (body: unknown, headers: Record<string, string>, status = 200): Exchange => ({
   service: 'orders', request: { method: 'POST', url: 'http://target.invalid/orders/confirm', headers },
@@ -25,6 +28,25 @@ describe('the ledger of created orders', () => {
     noteCreated(confirmed({ success: false, error: { code: 'EXPIRED' } }, headers, 400));
     noteCreated(confirmed({ success: true, data: { order: { id: 'o-2' } } }, { 'X-Service-Key': 'k' }));
     expect(createdOrders()).toEqual([{ orderId: 'o-1', orderType: 'dca', apiKey: 'k', sub: 'alice' }]);
+    clearLedger();
+  });
+
+  test('records the users, the fundings and the fees of landed deposits', () => {
+    clearLedger();
+    const user = { 'X-Service-Key': 'k', 'X-Service-User': 'bob' };
+    const exchange = (service: Exchange['service'], path: string, body: unknown, json: unknown, headers: Record<string, string> = {}): Exchange => ({
+      service, request: { method: 'POST', url: `http://target.invalid${path}`, headers, body: JSON.stringify(json) },
+      response: { status: 200, headers: {}, body, raw: Buffer.alloc(0) }, durationMs: 1, attempts: 1,
+    });
+    noteCreated(exchange('orders', '/partner/onboard', { success: true, data: {} }, { sub: 'carol' }, { 'X-Service-Key': 'k' }));
+    noteCreated(exchange('orders', '/orders/intent', { success: true, data: { pendingOrderId: 'p-1', feeLamports: '5000000' } }, {}, user));
+    noteCreated(exchange('orders', '/orders/intent', { success: true, data: { pendingOrderId: 'p-2', feeLamports: '5000000' } }, {}, user));
+    noteCreated(exchange('orders', '/orders/confirm', { success: true, data: { order: { id: 'o-1' } } }, { pendingOrderId: 'p-1' }, user));
+    noteCreated(exchange('orders', '/orders/confirm', { success: true, data: { order: { id: 'o-1' } } }, { pendingOrderId: 'p-1' }, user));
+    noteCreated(exchange('control', '/__control/fund', { balance: '7' }, { wallet: 'w', mint: 'native', amount: '5' }));
+    expect(knownUsers().map((u) => u.sub)).toEqual(['carol', 'bob']);
+    expect(feesPaidBy({ apiKey: 'k', sub: 'bob' })).toBe(5000000n);
+    expect(runFundings()).toEqual([{ wallet: 'w', mint: 'native', amount: 5n, balanceAfter: 7n }]);
     clearLedger();
   });
 });
@@ -58,7 +80,38 @@ describe('cleanup at the end of a full run', () => {
       expect(row?.status, o.orderId).toMatch(/^(cancelled|completed|failed|expired)$/);
       expect(row?.withdrawalStatus, o.orderId).toBe('completed');
     }
-    expect(await cleanUpCreatedOrders(env, orders)).toMatchObject({ cancelled: 0, withdrawn: 0, left: [] });
+    expect(report.balances.discrepancies).toEqual([]);
+    expect(report.balances.wallets).not.toEqual([]);
+    expect(await cleanUpCreatedOrders(env, orders)).toMatchObject({ cancelled: 0, withdrawn: 0, walletWithdrawals: 0, left: [] });
+  });
+
+  test('finds orders the ledger missed by listing, abandons a pending withdrawal, names the slices left running', async () => {
+    clearLedger();
+    const t = new CheckContext(allChecks[0]!, env);
+    const user = await withdrawUser(t, '0');
+    const withdrawing = await cancelledOrder(t, user);
+    expect((await orderWithdraw(t, user, withdrawing)).response.status).toBe(200);
+    const slice = await createOrder(t, user, intentRequest('slice'));
+    const report = await cleanUpCreatedOrders(env, [], knownUsers());
+    expect(report).toMatchObject({ orders: 2, found: 2, abandoned: 1, withdrawn: 1 });
+    expect(report.left).toEqual([{ orderId: slice.orderId, orderType: 'slice', status: 'active', reason: 'left running (slice orders cannot be cancelled)' }]);
+    expect(report.balances.discrepancies).toEqual([]);
+    expect(report.balances.managers).toEqual([expect.objectContaining({ walletAddress: user.walletAddress, withdrawable: {}, lockedBy: [expect.stringContaining(slice.orderId)] })]);
+    expect(describeCleanup(report)).toMatch(/^cleanup: .*balances add up .*\n  1 × left running \(slice orders cannot be cancelled\)$/);
+    clearLedger();
+  });
+
+  test('reports loudly a funded wallet that does not add up, without touching verdicts', async () => {
+    clearLedger();
+    const t = new CheckContext(allChecks[0]!, env);
+    const user = await withdrawUser(t, '0');
+    await cancelledOrder(t, user);
+    // Funds the run's ledger never saw: the wallet ends with more than it started with and was funded.
+    await fetch(`${server.controlUrl}/fund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet: user.userPubkey, mint: 'native', amount: '7' }) });
+    const report = await cleanUpCreatedOrders(env);
+    expect(report.balances.discrepancies).toEqual([expect.stringMatching(new RegExp(`^wallet ${user.userPubkey}, So11111111111111111111111111111111111111112: holds 1000000007 `))]);
+    expect(describeCleanup(report)).toMatch(/BALANCE DISCREPANCY \(1, see cleanup.json; verdicts unchanged\)[^]*\n  !! wallet /);
+    clearLedger();
   });
 
   test('reports an order it cannot reach, with the reason, and cleans up the rest', async () => {

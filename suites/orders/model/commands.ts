@@ -17,19 +17,25 @@ import { DCA_FREQUENCY, MAX_ORDERS, type Family, type Model, type Real } from '.
 type Arb = fc.Arbitrary<fc.AsyncCommand<Model, Real>>;
 
 const order = fc.nat({ max: MAX_ORDERS - 1 });
-/** Seconds: inside a DCA cycle, one cycle, every cycle, and an hour (a trigger order's expiry may pass). */
+/** Seconds: inside a DCA cycle, one cycle, half of them, and an hour (all of them; a trigger order's expiry may pass). */
 const seconds = fc.constantFrom(60, DCA_FREQUENCY, 3 * DCA_FREQUENCY, 3600);
 /** USD prices of the run's output mint around its starting 1 USD (crossing the stops at 2 and the take-profits at 0.5). */
 const prices = fc.constantFrom('0.25', '0.5', '1', '2', '4');
 
+/**
+ * The moves of a withdrawal, of a pause and of the clock come twice as often as the rest: their effects show only in
+ * two or three steps in a row (build, then confirm or abandon; pause, then resume; cycles, chunks and expiry fall due
+ * only as time passes).
+ */
+const twice = (arb: Arb): Arb[] => [arb, arb];
 const everyFamily: Arb[] = [
-  order.map((i) => new PauseOrder(i)),
-  order.map((i) => new ResumeOrder(i)),
+  ...twice(order.map((i) => new PauseOrder(i))),
+  ...twice(order.map((i) => new ResumeOrder(i))),
   fc.tuple(order, fc.boolean()).map(([i, withdraw]) => new CancelOrder(i, withdraw)),
   order.map((i) => new RetryOrder(i)),
-  fc.tuple(order, fc.boolean()).map(([i, confirm]) => new WithdrawOrder(i, confirm)),
-  order.map((i) => new AbandonWithdrawal(i)),
-  seconds.map((s) => new AdvanceClock(s)),
+  ...twice(fc.tuple(order, fc.constantFrom('confirm' as const, 'abandon' as const, 'leave' as const)).map(([i, then]) => new WithdrawOrder(i, then))),
+  ...twice(order.map((i) => new AbandonWithdrawal(i))),
+  ...twice(seconds.map((s) => new AdvanceClock(s))),
   fc.constantFrom('swaps' as const, 'rpc' as const).map((fault) => new FailChain(fault)),
 ];
 

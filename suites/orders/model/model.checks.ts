@@ -1,19 +1,25 @@
 import { defineCheck, type CheckContext } from '../../harness/check.ts';
 import { modelRun } from '../../harness/model-run.ts';
+import { USER_ORDER_RULES } from '../order-invariants.ts';
 import { commandsOf } from './commands.ts';
 import { setup, type Family } from './model.ts';
 
 /**
  * One model-based test per order family (DCA, trigger orders, slice): generated sequences of commands (create,
  * pause, resume, cancel with and without withdraw, retry, modify, clock, price, chain failure, withdraw, abandon)
- * with a read of every order and of the balance after each step, judged against the model (model.ts). A failing
- * sequence is shrunk and printed with the seed and its HTTP calls (suites/harness/model-run.ts).
+ * with a read of every order and of the balance after each step, judged against the model (model.ts), and the
+ * passive order invariants (USER_ORDER_RULES) on every read. A failing sequence (a spec violation included) is
+ * shrunk and printed with the seed and its HTTP calls (suites/harness/model-run.ts).
  */
 
-const RULES = ['OA-STATE-002', 'OA-STATE-013', 'OA-STATE-014', 'OA-STATE-015', 'OA-BAL-007'];
+const RULES = [...new Set([
+  'OA-STATE-002', 'OA-STATE-013', 'OA-STATE-014', 'OA-STATE-015', 'OA-RESUME-001',
+  'OA-OWD-002', 'OA-OWD-003', 'OA-OWD-005', 'OA-OWD-006', 'OA-OWD-007', 'OA-OWD-011', 'OA-BAL-007', 'OA-BAL-014',
+  ...USER_ORDER_RULES,
+])];
 /** Few, short sequences: each run onboards a user and creates orders, and the suite runs 8 times in npm test. */
-const runs = (t: CheckContext) => Math.max(4, Math.round(t.env.numRuns / 10));
-const MAX_COMMANDS = 8;
+const runs = (t: CheckContext) => Math.max(16, Math.round(t.env.numRuns / 5));
+const MAX_COMMANDS = 14;
 
 function familyModel(family: Family, name: string) {
   return defineCheck({

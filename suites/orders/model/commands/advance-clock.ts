@@ -1,5 +1,5 @@
 import type fc from 'fast-check';
-import { observe, type Model, type Real } from '../model.ts';
+import { forgetReservations, observe, type Model, type Real } from '../model.ts';
 
 /** The target's virtual clock moves forward (control API, capability clock): cycles, chunks and expiry fall due. */
 export class AdvanceClock implements fc.AsyncCommand<Model, Real> {
@@ -7,6 +7,7 @@ export class AdvanceClock implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.can.clock;
   async run(m: Model, r: Real): Promise<void> {
     await r.t.control.advanceClock(this.seconds);
+    forgetReservations(m);
     await observe(m, r);
   }
   toString = () => `advance the clock ${this.seconds} s`;

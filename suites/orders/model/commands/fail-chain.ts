@@ -1,5 +1,5 @@
 import type fc from 'fast-check';
-import { observe, type Model, type Real } from '../model.ts';
+import { forgetReservations, observe, type Model, type Real } from '../model.ts';
 
 /**
  * The chain fails for an hour of virtual time (control API: `swaps: fail` or `rpc: down`, then the clock moves one
@@ -15,6 +15,7 @@ export class FailChain implements fc.AsyncCommand<Model, Real> {
     } finally {
       await r.t.control.setFaults(this.fault === 'swaps' ? { swaps: 'ok' } : { rpc: 'up' });
     }
+    forgetReservations(m);
     await observe(m, r);
   }
   toString = () => `fail the chain (${this.fault}) for an hour`;
