@@ -203,6 +203,39 @@ describe('conformance CLI', () => {
     }
   });
 
+  // A partner's run: no control API, so the checks that onboard sign with TEST_WALLET_SECRET_KEY itself (the run above
+  // generates its wallets through `funding` and never uses the secret). Every check the target's capabilities allow
+  // passes, the rest are unsupported or skipped, and neither the wallet secret nor a key appears in any output.
+  test('secrets: a full run without control signs with TEST_WALLET_SECRET_KEY and prints it nowhere', async () => {
+    const server = await startReferenceServer({ port: 0 });
+    const control = async (path: string) =>
+      await (await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json() as Record<string, string>;
+    try {
+      const wallet = Keypair.generate();
+      const secrets: Record<string, string> = {
+        ORDERS_API_KEY: (await control('/tenants')).apiKey!,
+        QUOTES_API_KEY: (await control('/quote-keys')).apiKey!,
+        TEST_WALLET_SECRET_KEY: bs58.encode(wallet.secretKey),
+      };
+      const dir = tmp();
+      const r = await cli(['--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl, '--profile', 'full', '--max-rps', '0',
+        '--report-dir', dir], secrets);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const m = matrixOf(dir);
+      // The wallet was used: a check onboarded it, so the service knows it under the sub derived from it.
+      const sub = `conformance-${wallet.publicKey.toBase58().slice(0, 16)}`;
+      const me = await fetch(`${server.ordersUrl}/me`, { headers: { 'X-Service-Key': secrets.ORDERS_API_KEY!, 'X-Service-User': sub } });
+      expect(me.status, `GET /me as ${sub}`).toBe(200);
+      expect(m.checks.filter((c) => c.verdict === 'pass').length).toBeGreaterThan(50);
+      const outputs: Array<[string, string]> = [['stdout', r.stdout], ['stderr', r.stderr],
+        ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')])];
+      const leaks = outputs.flatMap(([where, text]) => Object.entries(secrets).filter(([, v]) => text.includes(v)).map(([name]) => `${name} in ${where}`));
+      expect(leaks).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('the readonly and smoke profiles create nothing and move no funds (control API snapshot before and after)', async () => {
     const server = await startReferenceServer({ port: 0 });
     const control = async (method: string, path: string, body?: unknown) =>
