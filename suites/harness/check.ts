@@ -3,6 +3,7 @@ import { ServiceClient, type Violation } from './client.ts';
 import { ControlAdapter } from './control.ts';
 import { noteCreated } from './ledger.ts';
 import { concurrencyLimitFor, DEFAULT_MAX_CONCURRENCY, pacerFor } from './pacer.ts';
+import { safeMethodsOnly } from './safe-methods.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, Skipped, type FailureDetail } from './failure.ts';
 import type { Capability, Profile, ServiceName, TargetEnv } from './types.ts';
@@ -52,7 +53,8 @@ export class CheckContext {
     if (env.credentials.ordersApiKey) orderHeaders['X-Service-Key'] = env.credentials.ordersApiKey;
     const quoteHeaders: Record<string, string> = { accept: 'application/json' };
     if (env.credentials.quotesApiKey) quoteHeaders['x-api-key'] = env.credentials.quotesApiKey;
-    this.orders = new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation, pacer, limit });
+    // smoke and readonly send the order service safe methods only (safe-methods.ts).
+    this.orders = safeMethodsOnly(new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation, pacer, limit }), check.name, env.profile);
     this.quotes = new ServiceClient({ service: 'quotes', baseUrl: env.quotesUrl, timeoutMs: env.timeoutMs, defaultHeaders: quoteHeaders, record, violation, pacer, limit });
     if (env.gatewayUrl && env.credentials.quotesJwt) {
       this.gateway = new ServiceClient({

@@ -3,7 +3,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
-import { createOrder, decodeTransaction, depositedTo, failureOf, intentRequest, intentUser, signed, usdc, type Created, type Funded, type OrderType } from './orders.ts';
+import { type Created, createOrder, decodeTransaction, depositedTo, failureOf, type Funded, intentRequest, intentUser, type OrderType, signedWithdrawal, usdc } from './orders.ts';
 import { DETAIL_PATHS } from './reads.checks.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
 
@@ -212,7 +212,7 @@ export const retryWithoutFunds = defineCheck({
     const built = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey, tokenMint: usdc() } });
     const transaction = dataOf(built)?.transaction;
     if (!is2xx(built) || typeof transaction !== 'string') t.skip(`POST /withdraw/transaction answered ${built.response.status}: the input cannot be taken out to make retry lack funds`);
-    const sent = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signed(transaction, user.keypair) } });
+    const sent = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signedWithdrawal({ ex: built, base64: transaction }, user) } });
     if (!is2xx(sent)) t.skip(`POST /withdraw/confirm answered ${sent.response.status}: the input is still in the manager`);
     const ex = await act(t, user, created.orderId, 'retry');
     t.expect('OA-RETRY-002', ex.response.status === 400 && errorCode(ex) === 'INSUFFICIENT_FUNDS', { documented: '400 INSUFFICIENT_FUNDS', received: failureOf(ex), exchange: ex });

@@ -4,7 +4,8 @@ import type { Exchange } from '../harness/exchange.ts';
 import { createdOrders, feesPaidBy, knownUsers, runFundings, type CreatedOrder, type KnownUser } from '../harness/ledger.ts';
 import type { TargetEnv } from '../harness/types.ts';
 import { isObject } from '../shared/values.ts';
-import { NATIVE_MINT, TERMINAL_STATUSES, signed } from './orders.ts';
+import { NATIVE_MINT, TERMINAL_STATUSES, signedWithdrawal } from './orders.ts';
+import { SigningRefused } from './signing-gate.ts';
 import { errorCode, is2xx, walletOfSub } from './users.ts';
 import { builtTransaction } from './withdrawals.checks.ts';
 
@@ -90,6 +91,16 @@ const SLICE_LEFT = 'left running (slice orders cannot be cancelled)';
 
 const CLEANUP = defineCheck({ name: 'cleanup-of-the-orders-the-run-created', service: 'orders', rules: ['OA-ENV-001'], profile: 'full', run: async () => {} });
 
+/** A transaction signed through the gate, or why the gate refused it (printed decoded in the report, never signed). */
+function gated(sign: () => string): string | { refused: string } {
+  try {
+    return sign();
+  } catch (e) {
+    if (!(e instanceof SigningRefused)) throw e;
+    return { refused: `refused to sign what the target built: ${e.problems.join('; ')} [${e.decoded.join(' | ')}]` };
+  }
+}
+
 const answer = (ex: Exchange) => `${ex.response.status} ${String(errorCode(ex) ?? '')}`.trim();
 const userKey = (u: KnownUser) => `${u.apiKey}\u0000${u.sub}`;
 const dataOf = (ex: Exchange) => (ex.response.body as { data?: unknown } | undefined)?.data;
@@ -164,8 +175,13 @@ export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly Crea
         if (!DONE.has(String(errorCode(build)))) leave(`order-level withdrawal answered ${answer(build)}`, status);
         continue;
       }
-      const { base64 } = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
-      const confirm = await as(o, 'POST', `/orders/${o.orderId}/withdraw/confirm`, { signedTransaction: signed(base64, wallet) });
+      const built = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
+      const signedTransaction = gated(() => signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) }));
+      if (typeof signedTransaction !== 'string') {
+        leave(signedTransaction.refused, status);
+        continue;
+      }
+      const confirm = await as(o, 'POST', `/orders/${o.orderId}/withdraw/confirm`, { signedTransaction });
       if (is2xx(confirm)) report.withdrawn++;
       else leave(`order-level withdrawal confirm answered ${answer(confirm)}`, status);
     } catch (e) {
@@ -214,8 +230,13 @@ async function withdrawMax(t: CheckContext, u: KnownUser, as: UserRequest, repor
       failures.push(`${String(row.mint)}: POST /withdraw/transaction answered ${answer(build)}`);
       continue;
     }
-    const { base64 } = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
-    const confirm = await as(u, 'POST', '/withdraw/confirm', { signedTransaction: signed(base64, wallet) });
+    const built = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
+    const signedTransaction = gated(() => signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: before.walletAddress }));
+    if (typeof signedTransaction !== 'string') {
+      failures.push(`${String(row.mint)}: ${signedTransaction.refused}`);
+      continue;
+    }
+    const confirm = await as(u, 'POST', '/withdraw/confirm', { signedTransaction });
     if (is2xx(confirm)) report.walletWithdrawals++;
     else failures.push(`${String(row.mint)}: POST /withdraw/confirm answered ${answer(confirm)}`);
   }

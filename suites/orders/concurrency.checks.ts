@@ -5,7 +5,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { act, failedDca, readOrder } from './actions.checks.ts';
 import { ERROR_STATUSES } from './error-table.ts';
-import { dcaRequest, failureOf, INT, intentUser, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, type Funded } from './orders.ts';
+import { dcaRequest, failureOf, type Funded, INT, intentUser, pendingIntent, postConfirm, postIntent, signedDeposit, signedWithdrawal, skipIfTemplateRejected } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
 import { bucket, builtTransaction, usdcRow, walletWithdraw, withdrawUser } from './withdrawals.checks.ts';
 
@@ -73,7 +73,7 @@ export const confirmsAtOnceMakeOneOrder = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const intent = await pendingIntent(t, user);
-    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) };
+    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
     const before = await orderIds(t, user);
     const deposited = totalOf((await balanceRow(t, user, intent.data.inputMint)).row);
     const answers = await race(() => postConfirm(t, user.sub, body));
@@ -124,7 +124,7 @@ export const sameKeyAtOnceMakesOnePendingOrder = defineCheck({
     // The one pending order confirmed: its deposit lands once and locks once.
     const data = dataOf(answers.find(is2xx)!)!;
     const deposited = totalOf((await balanceRow(t, user, data.inputMint)).row);
-    const confirm = await postConfirm(t, user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signed(String(data.transaction), user.keypair) });
+    const confirm = await postConfirm(t, user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signedDeposit({ data, ex: answers.find(is2xx) }, user) });
     const order = dataOf(confirm)?.order;
     if (!is2xx(confirm) || !isObject(order)) throw new SetupFailed(`the confirm of the raced intent's pending order answered ${confirm.response.status}`, confirm);
     await expectDepositedAndLockedOnce(t, 'OA-IDEM-014', user, order, String(data.inputAmount), deposited);
@@ -159,9 +159,9 @@ export const walletConfirmsAtOnceMoveFundsOnce = defineCheck({
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const amount = 2_000_000n;
-    const { base64 } = builtTransaction(await walletWithdraw(t, user, { amount: amount.toString() }), 'POST /withdraw/transaction');
+    const built = builtTransaction(await walletWithdraw(t, user, { amount: amount.toString() }), 'POST /withdraw/transaction');
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
-    const body = { signedTransaction: signed(base64, user.keypair) };
+    const body = { signedTransaction: signedWithdrawal(built, user) };
     const answers = await race(() => asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: body, retry: false }));
     const winners = answers.filter(is2xx);
     const others = answers.filter((ex) => !is2xx(ex));

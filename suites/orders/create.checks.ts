@@ -1,14 +1,12 @@
-import { createPrivateKey, sign } from 'node:crypto';
 import { Keypair, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
+import { signedByThrowaway, throwawaySignature } from './signing-gate.ts';
 import {
-  createOrder, decodeTransaction, depositAmount, depositedTo, failureOf, fundUser, INT, intentRequest, intentUser, ISO_8601, NATIVE_MINT, ORDER_TYPES,
-  dcaRequest, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, usdc, usdt, UUID_V4, valuesOf,
-  type Funded, type Intent, type IntentRequest, type OrderType,
+  createOrder, dcaRequest, decodeTransaction, depositAmount, depositedTo, failureOf, type Funded, fundUser, INT, type Intent, intentRequest, type IntentRequest, intentUser, ISO_8601, NATIVE_MINT, ORDER_TYPES, type OrderType, pendingIntent, postConfirm, postIntent, signedDeposit, skipIfTemplateRejected, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, usdc, usdt, UUID_V4, valuesOf,
 } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, onboardedUser, postOnboard, correctBody, serviceNow, testWallet, throwawayWallet, otherTenantKey } from './users.ts';
 
@@ -74,7 +72,7 @@ async function richUser(t: CheckContext): Promise<Funded> {
 const createsEveryType = defineCheck({
   name: 'every-order-type-is-created-end-to-end-with-its-generated-config',
   service: 'orders',
-  rules: ['OA-INT-001', 'OA-INT-003', 'OA-INT-004', 'OA-INT-017', 'OA-CONF-001', 'OA-CONF-002', 'OA-CONF-022', 'OA-TRIG-001', 'OA-TRIG-002'],
+  rules: ['OA-INT-001', 'OA-INT-003', 'OA-INT-004', 'OA-INT-017', 'OA-INT-018', 'OA-CONF-001', 'OA-CONF-002', 'OA-CONF-022', 'OA-TRIG-001', 'OA-TRIG-002'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -97,7 +95,7 @@ const createsEveryType = defineCheck({
         });
         inspectDeposit(t, ex, user);
 
-        const cex = await postConfirm(t, user.sub, { pendingOrderId: d.pendingOrderId, signedTransaction: signed(d.transaction as string, user.keypair) });
+        const cex = await postConfirm(t, user.sub, { pendingOrderId: d.pendingOrderId, signedTransaction: signedDeposit({ data: d, ex, request }, user) });
         const c = dataOf(cex);
         t.expect('OA-CONF-001', is2xx(cex) && isObject(c?.order) && typeof c.txSignature === 'string' && typeof c.pendingOrderId === 'string', {
           documented: `2xx with data {order, txSignature, pendingOrderId} for a signed ${orderType} deposit`, received: failureOf(cex), exchange: cex,
@@ -621,7 +619,7 @@ const confirmOtherUser = defineCheck({
     const owner = await intentUser(t, true);
     const other = await intentUser(t, true);
     const intent = await pendingIntent(t, owner);
-    const ex = await postConfirm(t, other.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, owner.keypair) });
+    const ex = await postConfirm(t, other.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, owner) });
     t.expect('OA-CONF-013', ex.response.status === 403 && errorCode(ex) === 'FORBIDDEN', {
       documented: `403 FORBIDDEN when ${other.sub} confirms the pending order of ${owner.sub} (same tenant)`, received: failureOf(ex), exchange: ex,
     });
@@ -643,7 +641,7 @@ const confirmOtherTenant = defineCheck({
     if (!is2xx(onboard)) throw new SetupFailed(`onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`, onboard);
     const ex = await asUser(t, wallet.sub, {
       method: 'POST', path: '/orders/confirm', headers: { 'X-Service-Key': tenant.apiKey },
-      json: { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, owner.keypair) },
+      json: { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, owner) },
     });
     t.expect('OA-CONF-014', ex.response.status === 403 && errorCode(ex) === 'FORBIDDEN', {
       documented: '403 FORBIDDEN when a user of another tenant confirms the pending order', received: failureOf(ex), exchange: ex,
@@ -678,8 +676,7 @@ const confirmUnknown = defineCheck({
     const payer = throwawayWallet();
     const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: throwawayWallet().publicKey.toBase58() })
       .add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: throwawayWallet().publicKey, lamports: 1 }));
-    tx.sign(payer);
-    const signedTransaction = tx.serialize().toString('base64');
+    const signedTransaction = signedByThrowaway(tx, payer);
     const ex = await postConfirm(t, user.sub, { pendingOrderId: '3f2b8c1e-9a4d-4e7b-8c21-5d6f7a8b9c0d', signedTransaction });
     t.expect('OA-CONF-019', ex.response.status >= 400 && ex.response.status < 500, {
       documented: '4xx (NOT_FOUND or INVALID_STATE) for a confirm of a pendingOrderId that was never issued', received: failureOf(ex), exchange: ex,
@@ -712,10 +709,10 @@ const tamperedEveryType = defineCheck({
         const [from, to] = blockhashBytes(message);
         const offset = from + Math.floor(at * (to - from));
         message[offset] = message[offset]! ^ (1 << bit);
-        // The changed message, then signed by the user: a valid signature over other bytes than the intent's.
+        // The changed message, then signed by the user (through the signing gate: only the blockhash differs, the deposit
+        // is the intent's): a valid signature over other bytes than the intent's.
         const changed = Transaction.from(Buffer.concat([Buffer.from([1]), Buffer.alloc(64), message]));
-        changed.partialSign(user.keypair);
-        const signedTransaction = changed.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+        const signedTransaction = signedDeposit(intent, user, { transaction: serialized(changed) });
         const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
         t.expect('OA-CONF-010', ex.response.status === 400 && errorCode(ex) === 'TRANSACTION_TAMPERED', {
           documented: `400 TRANSACTION_TAMPERED for a ${orderType} deposit whose message byte ${offset} had bit ${bit} flipped, then signed`, received: failureOf(ex), exchange: ex,
@@ -744,16 +741,20 @@ function inputTransfer(tx: Transaction, inputAmount: bigint): { ix: TransactionI
 
 type DepositPart = 'amount' | 'destination';
 
-/** Changes the input transfer of `tx` in place: one unit more, or a stranger's account as destination. False without one. */
+/**
+ * Changes the input transfer of `tx` in place: one unit less, or the user's own paying account as destination (a
+ * transfer to itself). Never more, never to a stranger: the suite signs the result (signing-gate.ts, suiteTampered).
+ * False without a transfer it can decode.
+ */
 function changeDeposit(tx: Transaction, inputAmount: bigint, part: DepositPart): boolean {
   const transfer = inputTransfer(tx, inputAmount);
   if (!transfer) return false;
   if (part === 'amount') {
     const data = Buffer.from(transfer.ix.data);
-    data.writeBigUInt64LE(inputAmount + 1n, transfer.amountAt);
+    data.writeBigUInt64LE(inputAmount - 1n, transfer.amountAt);
     transfer.ix.data = data;
   } else {
-    transfer.ix.keys[transfer.destination] = { ...transfer.ix.keys[transfer.destination]!, pubkey: throwawayWallet().publicKey };
+    transfer.ix.keys[transfer.destination] = { ...transfer.ix.keys[transfer.destination]!, pubkey: transfer.ix.keys[0]!.pubkey };
   }
   return true;
 }
@@ -777,25 +778,17 @@ const changedDepositSigned = defineCheck({
         return;
       }
       // The changed message, then signed by the user: a valid signature over other instructions than the intent's.
-      tx.partialSign(user.keypair);
+      const signedTransaction = signedDeposit(intent, user, { transaction: serialized(tx), suiteTampered: true });
       judged++;
-      const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: serialized(tx) });
+      const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
       t.expect('OA-CONF-010', ex.response.status === 400 && errorCode(ex) === 'TRANSACTION_TAMPERED', {
-        documented: `400 TRANSACTION_TAMPERED for a ${orderType} deposit whose ${part === 'amount' ? 'transfer amount was raised by one unit' : 'transfer destination was replaced'}, then signed by the user`,
+        documented: `400 TRANSACTION_TAMPERED for a ${orderType} deposit whose ${part === 'amount' ? 'transfer amount was lowered by one unit' : 'transfer destination was replaced by the paying account itself'}, then signed by the user`,
         received: failureOf(ex), exchange: ex,
       });
     }, Math.min(t.env.numRuns, 6));
     if (judged === 0) t.skip('no deposit carried a transfer of inputAmount this check can decode: nothing was changed');
   },
 });
-
-const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-/** An ed25519 signature of `bytes` by `signer` (the wrong key for a slot that belongs to someone else). */
-function ed25519(bytes: Buffer, signer: Keypair): Buffer {
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]), format: 'der', type: 'pkcs8' });
-  return sign(null, bytes, key);
-}
 
 /**
  * How a deposit's user signature is made wrong: the message unchanged with another key's signature or with flipped
@@ -804,22 +797,22 @@ function ed25519(bytes: Buffer, signer: Keypair): Buffer {
 const WRONG_SIGNATURES: Record<string, (intent: Intent, user: Funded) => string | undefined> = {
   'the unchanged message signed by another key': (intent, user) => {
     const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
-    tx.addSignature(user.keypair.publicKey, ed25519(tx.serializeMessage(), throwawayWallet()));
+    tx.addSignature(user.keypair.publicKey, throwawaySignature(tx.serializeMessage()));
     return serialized(tx);
   },
   'the unchanged message with the user\'s signature bytes flipped': (intent, user) => {
-    const tx = Transaction.from(Buffer.from(signed(intent.transaction, user.keypair), 'base64'));
+    const tx = Transaction.from(Buffer.from(signedDeposit(intent, user), 'base64'));
     const signature = Buffer.from(tx.signatures.find((entry) => entry.publicKey.equals(user.keypair.publicKey))!.signature!);
     signature[7] = signature[7]! ^ 0xff;
     tx.addSignature(user.keypair.publicKey, signature);
     return serialized(tx);
   },
   'the amount changed after the user signed': (intent, user) => {
-    const tx = Transaction.from(Buffer.from(signed(intent.transaction, user.keypair), 'base64'));
+    const tx = Transaction.from(Buffer.from(signedDeposit(intent, user), 'base64'));
     return changeDeposit(tx, BigInt(String(intent.data.inputAmount)), 'amount') ? serialized(tx) : undefined;
   },
   'the destination changed after the user signed': (intent, user) => {
-    const tx = Transaction.from(Buffer.from(signed(intent.transaction, user.keypair), 'base64'));
+    const tx = Transaction.from(Buffer.from(signedDeposit(intent, user), 'base64'));
     return changeDeposit(tx, BigInt(String(intent.data.inputAmount)), 'destination') ? serialized(tx) : undefined;
   },
 };
@@ -891,7 +884,7 @@ const sliceRace = defineCheck({
     const first = await createOrder(t, user, intentRequest('slice'));
     const second = await pendingIntent(t, user, intentRequest('slice'));
     const before = await managerUsdc(t, user.sub);
-    const ex = await postConfirm(t, user.sub, { pendingOrderId: second.pendingOrderId, signedTransaction: signed(second.transaction, user.keypair) });
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: second.pendingOrderId, signedTransaction: signedDeposit(second, user) });
     if (is2xx(ex)) {
       // ASSUMED (OA-CONF-020): one running slice per user. Only a first slice that has stopped running excuses a 2xx.
       const detail = await asUser(t, user.sub, { method: 'GET', path: `/slice/${first.orderId}` });
@@ -957,8 +950,7 @@ const rejectedConfirmCreatesNothing = defineCheck({
     const intent = await pendingIntent(t, user);
     const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
     tx.recentBlockhash = throwawayWallet().publicKey.toBase58();
-    tx.partialSign(user.keypair);
-    const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64') });
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user, { transaction: serialized(tx) }) });
     if (is2xx(ex)) throw new SetupFailed('a confirm of a changed transaction was accepted: nothing rejected to judge (OA-CONF-010 judges that)', ex);
     const { ex: list, ids } = await orderIds(t, user.sub, 'dca');
     t.expect('OA-CONF-011', ids.length === 0, { documented: `no order after the rejected confirm (${ex.response.status} ${String(errorCode(ex))})`, received: ids, exchange: list });
@@ -992,7 +984,7 @@ const confirmInsideWindow = defineCheck({
     const intent = await pendingIntent(t, user);
     await t.control.advanceClock(4 * 60 + 50);
     t.note('the target\'s virtual clock was advanced by 290 seconds (shared time)');
-    const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) });
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
     t.expect('OA-CONF-008', is2xx(ex), { documented: '2xx for a confirm 4 minutes 50 seconds after the intent', received: failureOf(ex), exchange: ex });
   },
 });

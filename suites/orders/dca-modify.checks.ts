@@ -3,7 +3,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { readOrder } from './actions.checks.ts';
-import { createOrder, decodeTransaction, failureOf, intentRequest, intentUser, signed, type Created, type Funded } from './orders.ts';
+import { type Created, createOrder, decodeTransaction, failureOf, type Funded, intentRequest, intentUser, signedModify } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
 
 /**
@@ -42,12 +42,12 @@ export async function dcaUser(t: CheckContext): Promise<{ user: Funded; created:
 }
 
 /** PATCH of totalAmount that must answer a transaction (a broken precondition otherwise). */
-export async function raiseTotal(t: CheckContext, user: Funded, created: Created): Promise<{ ex: Exchange; transaction: string }> {
+export async function raiseTotal(t: CheckContext, user: Funded, created: Created): Promise<{ ex: Exchange; transaction: string; signedTransaction: string }> {
   const ex = await patchDca(t, user, created.orderId, { totalAmount: RAISED_TOTAL });
   skipIfTemplateRejected(t, ex);
   const transaction = modifyTransaction(ex);
   if (!is2xx(ex) || dataOf(ex)?.requiresTransaction !== true || !transaction) throw new SetupFailed(`PATCH /dca/{id} of totalAmount answered ${ex.response.status} without a transaction`, ex);
-  return { ex, transaction };
+  return { ex, transaction, signedTransaction: signedModify(ex, transaction, user, created.order, RAISED_TOTAL) };
 }
 
 export const inPlaceModify = defineCheck({
@@ -121,7 +121,7 @@ export const modifyOfTrigger = defineCheck({
 export const totalAmountModify = defineCheck({
   name: 'dca-total-amount-modify-locks-checks-its-confirm-and-applies-it',
   service: 'orders',
-  rules: ['OA-DCA-010', 'OA-DCA-014', 'OA-DCA-017', 'OA-DCA-018', 'OA-DCA-015', 'OA-DCA-011', 'OA-DCA-020'],
+  rules: ['OA-DCA-010', 'OA-DCA-014', 'OA-DCA-017', 'OA-DCA-018', 'OA-DCA-015', 'OA-DCA-011', 'OA-DCA-020', 'OA-DCA-022'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -151,7 +151,7 @@ export const totalAmountModify = defineCheck({
     t.expect('OA-DCA-018', garbage.response.status === 400 && errorCode(garbage) === 'INVALID_TRANSACTION', {
       documented: 'modify confirm whose signedTransaction is no transaction: 400 INVALID_TRANSACTION', received: failureOf(garbage), exchange: garbage,
     });
-    const signedTransaction = signed(transaction as string, user.keypair);
+    const signedTransaction = signedModify(ex, transaction as string, user, created.order, RAISED_TOTAL);
     const mismatch = await confirmModify(t, user, created.orderId, { signedTransaction, cyclesCompleted: cyclesCompleted + 1, config });
     t.expect('OA-DCA-015', mismatch.response.status === 400 && errorCode(mismatch) === 'MODIFICATION_ERROR', {
       documented: `modify confirm with cyclesCompleted ${cyclesCompleted + 1} (the order has ${cyclesCompleted}): 400 MODIFICATION_ERROR`, received: failureOf(mismatch), exchange: mismatch,
@@ -172,10 +172,10 @@ export const lateModifyConfirm = defineCheck({
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const { user, created } = await dcaUser(t);
-    const { transaction } = await raiseTotal(t, user, created);
+    const { signedTransaction } = await raiseTotal(t, user, created);
     const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
     await t.control.advanceClock(31);
-    const ex = await confirmModify(t, user, created.orderId, { signedTransaction: signed(transaction, user.keypair), cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
+    const ex = await confirmModify(t, user, created.orderId, { signedTransaction, cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
     t.expect('OA-DCA-013', ex.response.status === 409 && errorCode(ex) === 'LOCK_EXPIRED', {
       documented: 'modify confirm 31 seconds after the PATCH: 409 LOCK_EXPIRED', received: failureOf(ex), exchange: ex,
     });
@@ -201,9 +201,9 @@ export const modifiedTotalMovesTheLock = defineCheck({
     const { user, created } = await dcaUser(t);
     const before = await inputLock(t, user, created, created.order.inputMint);
     t.note(`before the modify the order locks ${String(before.entry?.amount ?? '(no entry)')} of its input`);
-    const { transaction } = await raiseTotal(t, user, created);
+    const { signedTransaction } = await raiseTotal(t, user, created);
     const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
-    const done = await confirmModify(t, user, created.orderId, { signedTransaction: signed(transaction, user.keypair), cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
+    const done = await confirmModify(t, user, created.orderId, { signedTransaction, cyclesCompleted, config: { totalAmount: RAISED_TOTAL } });
     if (!is2xx(done)) throw new SetupFailed(`POST /dca/{id}/modify/confirm answered ${done.response.status}`, done);
     const order = await readOrder(t, user, created);
     const { row, entry, ex } = await inputLock(t, user, created, order.inputMint);

@@ -4,7 +4,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { act, readOrder } from './actions.checks.ts';
-import { createOrder, dcaRequest, failureOf, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signed } from './orders.ts';
+import { createOrder, dcaRequest, failureOf, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signedDeposit } from './orders.ts';
 import { ERROR_STATUSES } from './error-table.ts';
 import { asUser, correctBody, dataOf, errorCode, is2xx, postOnboard, servedRequest, testWallet } from './users.ts';
 
@@ -92,7 +92,7 @@ export const submitFailedIsRetryable = defineCheck({
     if (!['SUBMIT_FAILED', 'CONFIRMATION_FAILED', 'ORDER_FINALIZE_FAILED'].includes(String(errorCode(unsigned)))) {
       t.skip(`a confirm of the unsigned deposit answered ${unsigned.response.status} ${String(errorCode(unsigned))}, not a retryable submit failure`);
     }
-    const again = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) }, headers);
+    const again = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) }, headers);
     t.expect('OA-ERR-008', is2xx(again) && isObject(dataOf(again)?.order), {
       documented: `after ${String(errorCode(unsigned))} ("safe to retry"), the confirm repeated with the same key and the signature succeeds (2xx with the order)`,
       received: failureOf(again), exchange: again,

@@ -4,7 +4,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { advancePast, dcaOrder, readDca, readExecutions, withFaults, type Actor, type Row } from './dca-lifecycle.checks.ts';
 import { USER_ORDER_RULES } from './order-invariants.ts';
-import { createOrder, dcaRequest, fundUser, INT, intentRequest, intentUser, pendingIntent, postConfirm, postIntent, signed, type IntentRequest } from './orders.ts';
+import { createOrder, dcaRequest, fundUser, INT, intentRequest, type IntentRequest, intentUser, pendingIntent, postConfirm, postIntent, signedDeposit } from './orders.ts';
 import { expectExecutionRows, LIST_CAP, rowsOf } from './reads.checks.ts';
 import { correctBody, dataOf, is2xx, postOnboard, servedRequest, testWallet } from './users.ts';
 
@@ -28,7 +28,7 @@ export async function tenantUser(t: CheckContext, apiKey: string, usdcAmount?: s
 /** A confirmed order of `user` (intent -> sign -> confirm with the user's headers); anything else is a broken precondition. */
 export async function actorOrder(t: CheckContext, user: Actor, request: IntentRequest = dcaRequest()): Promise<{ orderId: string; order: Row }> {
   const intent = await pendingIntent(t, user, request, user.headers);
-  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) }, user.headers);
+  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) }, user.headers);
   const order = dataOf(confirm)?.order;
   if (!is2xx(confirm) || !isObject(order) || typeof order.id !== 'string') throw new SetupFailed(`confirm answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
   return { orderId: order.id, order };
@@ -132,7 +132,7 @@ export const unconfirmedDepositIsTxFailed = defineCheck({
     const intent = await postIntent(t, user.sub, dcaRequest());
     const d = dataOf(intent);
     if (!is2xx(intent) || typeof d?.transaction !== 'string') t.skip(`the intent of an unfunded deposit answered ${intent.response.status}: no deposit to submit`);
-    const ex = await postConfirm(t, user.sub, { pendingOrderId: d.pendingOrderId, signedTransaction: signed(d.transaction, user.keypair) });
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: d.pendingOrderId, signedTransaction: signedDeposit({ data: d, ex: intent }, user) });
     const body = ex.response.body as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
     const code = body?.error?.code;
     t.note(`confirm of an unfunded deposit answered ${ex.response.status} ${String(code)}`);

@@ -4,7 +4,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { act, failedDca, readOrder, userWithOrder } from './actions.checks.ts';
 import { dcaUser, raiseTotal, RAISED_TOTAL } from './dca-modify.checks.ts';
-import { failureOf, signed, type Funded } from './orders.ts';
+import { failureOf, type Funded, signedWithdrawal } from './orders.ts';
 import { asUser, is2xx } from './users.ts';
 import { abandonLater, bucket, builtTransaction, cancelledOrder, orderWithdraw, usdcRow, walletWithdraw, withdrawUser } from './withdrawals.checks.ts';
 
@@ -96,9 +96,9 @@ export const modifyConfirmReplayed = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await dcaUser(t);
-    const { transaction } = await raiseTotal(t, user, created);
+    const { signedTransaction } = await raiseTotal(t, user, created);
     const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
-    const body = { signedTransaction: signed(transaction, user.keypair), cyclesCompleted, config: { totalAmount: RAISED_TOTAL } };
+    const body = { signedTransaction, cyclesCompleted, config: { totalAmount: RAISED_TOTAL } };
     const send = keyedPost(t, user, `/dca/${created.orderId}/modify/confirm`, body);
     await expectReplay(t, send, 'modify confirm of a raised totalAmount', 'its modification lock is consumed');
   },
@@ -124,8 +124,8 @@ export const walletConfirmReplayed = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
-    const { base64 } = builtTransaction(await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
-    const send = keyedPost(t, user, '/withdraw/confirm', { signedTransaction: signed(base64, user.keypair) });
+    const built = builtTransaction(await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
+    const send = keyedPost(t, user, '/withdraw/confirm', { signedTransaction: signedWithdrawal(built, user) });
     await expectConfirmReplay(t, user, send, 'POST /withdraw/confirm');
   },
 });
@@ -139,9 +139,9 @@ export const orderConfirmReplayed = defineCheck({
   async run(t: CheckContext) {
     const user = await withdrawUser(t, '0');
     const orderId = await cancelledOrder(t, user);
-    const { base64 } = builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
+    const built = builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
     abandonLater(t, user, orderId);
-    const send = keyedPost(t, user, `/orders/${orderId}/withdraw/confirm`, { signedTransaction: signed(base64, user.keypair) });
+    const send = keyedPost(t, user, `/orders/${orderId}/withdraw/confirm`, { signedTransaction: signedWithdrawal(built, user) });
     await expectConfirmReplay(t, user, send, `POST /orders/${orderId}/withdraw/confirm`);
   },
 });

@@ -6,8 +6,7 @@ import { deepEqual, isObject, randomToken } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
 import { requestOf, validConfig, type Generated } from './create.checks.ts';
 import {
-  createOrder, dcaRequest, failureOf, fundUser, intentRequest, intentUser, ORDER_TYPES, pendingIntent, postConfirm, postIntent, signed,
-  type Funded, type Intent, type IntentRequest, type OrderType,
+  createOrder, dcaRequest, failureOf, type Funded, fundUser, type Intent, intentRequest, type IntentRequest, intentUser, ORDER_TYPES, type OrderType, pendingIntent, postConfirm, postIntent, signedDeposit,
 } from './orders.ts';
 import type { SiwsEnvironment } from './siws.ts';
 import { asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, servedRequest, testWallet, otherTenantKey } from './users.ts';
@@ -129,7 +128,7 @@ const confirmReplay = defineCheck({
     await property(t, 'OA-IDEM-004', KEYS, async (key) => {
       const k = fresh(key);
       const intent = await pendingIntent(t, user);
-      const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) };
+      const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
       const before = await orderCount(t, user);
       const original = await postConfirm(t, user.sub, body, keyed(k));
       const order = dataOf(original)?.order;
@@ -152,7 +151,7 @@ const confirmReplay = defineCheck({
 });
 
 /** The confirm body of a pending order, signed by its user. */
-const confirmBody = (intent: Intent, user: Funded) => ({ pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) });
+const confirmBody = (intent: Intent, user: Funded) => ({ pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
 /** Order types whose confirms never race with each other (a second running slice would answer ACTIVE_BURST_EXISTS). */
 const CONFIRMABLE_TYPES = ORDER_TYPES.filter((type) => type !== 'slice');
 
@@ -225,7 +224,7 @@ const clientErrorsNotCached = defineCheck({
     const k = fresh('confirm');
     const missing = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId }, keyed(k));
     if (missing.response.status < 400 || missing.response.status >= 500) throw new SetupFailed(`a confirm without signedTransaction answered ${missing.response.status}`, missing);
-    const fixed = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) }, keyed(k));
+    const fixed = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) }, keyed(k));
     t.expect('OA-IDEM-006', is2xx(fixed), {
       documented: `after ${missing.response.status} ${String(errorCode(missing))} under key ${k}, the complete confirm with the same key runs the handler (2xx)`, received: failureOf(fixed), exchange: fixed,
     });
@@ -241,7 +240,7 @@ const serverErrorsNotCached = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const intent = await pendingIntent(t, user);
-    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) };
+    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
     const k = fresh('rpc-down');
     t.defer(() => t.control.setFaults({ rpc: 'up' }));
     await t.control.setFaults({ rpc: 'down' });

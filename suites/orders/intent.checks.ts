@@ -5,8 +5,9 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
-import { dcaRequest, decodeTransaction, depositedTo, failureOf, FIVE_MINUTES_MS, INT, intentUser, ISO_8601, lamportTransfers,
-  ORDER_TYPES, pendingIntent, postConfirm, postIntent, signed, skipIfTemplateRejected, usdc, usdt, UUID_V4, valuesOf } from './orders.ts';
+import {
+  dcaRequest, decodeTransaction, depositedTo, failureOf, FIVE_MINUTES_MS, INT, intentUser, ISO_8601, lamportTransfers, ORDER_TYPES, pendingIntent, postConfirm, postIntent, signedDeposit, skipIfTemplateRejected, usdc, usdt, UUID_V4, valuesOf,
+} from './orders.ts';
 import { asUser, correctBody, dataOf, errorCode, is2xx, postOnboard, serviceNow, testWallet } from './users.ts';
 
 /**
@@ -21,7 +22,7 @@ const dcaIntentAndConfirm = defineCheck({
   name: 'dca-intent-returns-an-unsigned-deposit-and-confirm-activates-the-order',
   service: 'orders',
   rules: ['OA-INT-001', 'OA-INT-002', 'OA-INT-003', 'OA-INT-004', 'OA-INT-005', 'OA-INT-006', 'OA-INT-007', 'OA-INT-010',
-    'OA-INT-017', 'OA-CONF-001', 'OA-CONF-002', 'OA-CONF-005', 'OA-CONF-022'],
+    'OA-INT-017', 'OA-INT-018', 'OA-CONF-001', 'OA-CONF-002', 'OA-CONF-005', 'OA-CONF-022'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -81,7 +82,7 @@ const dcaIntentAndConfirm = defineCheck({
 
     // Sign with the user's wallet and confirm.
     const pendingOrderId = d.pendingOrderId as string;
-    const cex = await postConfirm(t, user.sub, { pendingOrderId, signedTransaction: signed(d.transaction as string, user.keypair) });
+    const cex = await postConfirm(t, user.sub, { pendingOrderId, signedTransaction: signedDeposit({ data: d, ex, request }, user) });
     const c = dataOf(cex);
     t.expect('OA-CONF-001', is2xx(cex) && isObject(c?.order) && typeof c.txSignature === 'string' && typeof c.pendingOrderId === 'string', {
       documented: '2xx with data {order, txSignature, pendingOrderId}', received: { status: cex.response.status, body: cex.response.body }, exchange: cex,
@@ -112,7 +113,7 @@ const confirmMissingParams = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const intent = await pendingIntent(t, user);
-    const signedTransaction = signed(intent.transaction, user.keypair);
+    const signedTransaction = signedDeposit(intent, user);
     for (const body of [{ pendingOrderId: intent.pendingOrderId }, { signedTransaction }, {}]) {
       const ex = await postConfirm(t, user.sub, body);
       t.expect('OA-CONF-015', ex.response.status === 400 && errorCode(ex) === 'MISSING_PARAMS', {
@@ -180,8 +181,7 @@ const confirmTampered = defineCheck({
     const hash = Buffer.from(bs58.decode(tx.recentBlockhash!));
     hash[0] = hash[0]! ^ 0x01;
     tx.recentBlockhash = bs58.encode(hash);
-    tx.partialSign(user.keypair);
-    const signedTransaction = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+    const signedTransaction = signedDeposit(intent, user, { transaction: tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64') });
     const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
     t.expect('OA-CONF-010', ex.response.status === 400 && errorCode(ex) === 'TRANSACTION_TAMPERED', {
       documented: '400 TRANSACTION_TAMPERED for a signed transaction whose message differs by one byte from the unsigned one', received: failureOf(ex), exchange: ex,
@@ -199,7 +199,7 @@ const confirmTwice = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const intent = await pendingIntent(t, user);
-    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) };
+    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
     const first = await postConfirm(t, user.sub, body);
     t.expect('OA-CONF-001', is2xx(first), { documented: 'the first confirm of the signed, unchanged transaction answers 2xx', received: failureOf(first), exchange: first });
     const ex = await postConfirm(t, user.sub, body);
@@ -364,7 +364,7 @@ const confirmLate = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const intent = await pendingIntent(t, user);
-    const signedTransaction = signed(intent.transaction, user.keypair);
+    const signedTransaction = signedDeposit(intent, user);
     await t.control.advanceClock(5 * 60 + 1);
     t.note('the target\'s virtual clock was advanced by 301 seconds (shared time)');
     const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });

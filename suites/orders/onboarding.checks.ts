@@ -11,8 +11,9 @@ import {
 /**
  * POST /partner/onboard (Onboarding; Limits, SIWS message; Errors, onboarding). The SIWS canonical form is the suite's
  * assumption (specs/siws.yaml, basis: assumed); the freshness window, LF endings, trailing newline and the 1024-byte
- * limit are documented. Negative probes use throwaway generated wallets (nothing should be created: profile
- * readonly); checks that do create a user are profile full.
+ * limit are documented. Negative probes use throwaway generated wallets, so a conforming target creates nothing; they
+ * are profile full all the same, as are the checks that do create a user: a target whose SIWS verification is broken
+ * would onboard the throwaway wallet (readonly sends safe methods only, suites/harness/safe-methods.ts).
  */
 
 function expectRejection(t: CheckContext, rule: string, ex: Exchange, status: number, codes: readonly string[], what: string): void {
@@ -27,7 +28,7 @@ function expectRejection(t: CheckContext, rule: string, ex: Exchange, status: nu
 function siwsRejection(name: string, rule: string, what: string,
   make: (t: CheckContext, sub: string) => Promise<unknown>, codes: readonly string[] = ['SIWS_INVALID']): Check {
   return defineCheck({
-    name, service: 'orders', rules: [rule, 'OA-ENV-002'], profile: 'readonly',
+    name, service: 'orders', rules: [rule, 'OA-ENV-002'], profile: 'full',
     async run(t: CheckContext) {
       const ex = await postOnboard(t, await make(t, randomToken('conformance-sub')));
       expectRejection(t, rule, ex, 400, codes, what);
@@ -201,7 +202,7 @@ export const missingFieldsAreBadRequests = defineCheck({
   name: 'onboarding-missing-sub-user-pubkey-message-or-signature-is-rejected-with-bad-request',
   service: 'orders',
   rules: ['OA-ONB-004', 'OA-ENV-002'],
-  profile: 'readonly',
+  profile: 'full',
   async run(t: CheckContext) {
     const w = throwawayWallet();
     const variants: Array<[string, (b: Record<string, unknown> & { siws: Record<string, unknown> }) => unknown]> = [
@@ -223,7 +224,7 @@ export const invalidJsonIsBadRequest = defineCheck({
   name: 'onboarding-body-that-is-not-json-is-rejected-with-bad-request',
   service: 'orders',
   rules: ['OA-ONB-005', 'OA-ENV-002'],
-  profile: 'readonly',
+  profile: 'full',
   async run(t: CheckContext) {
     const ex = await servedRequest(t, {
       method: 'POST', path: '/partner/onboard', body: '{"sub": "conformance", "userPubkey": ', headers: { 'content-type': 'application/json', 'X-Service-User': undefined },

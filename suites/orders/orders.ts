@@ -1,8 +1,9 @@
-import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import type { CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
+import { associatedTokenAccount, NATIVE_MINT, SigningRefused, signForStep, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type GateUser } from './signing-gate.ts';
 import { USDC_MINT, USDT_MINT } from './balance.checks.ts';
 import { fill, orderTemplates } from './templates.ts';
 import { asUser, dataOf, errorCode, is2xx, onboardedUser, testWallet, type OnboardedUser } from './users.ts';
@@ -14,10 +15,7 @@ import { asUser, dataOf, errorCode, is2xx, onboardedUser, testWallet, type Onboa
  * never fail: the template is the suite's guess, not the document.
  */
 
-export const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+export { NATIVE_MINT, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from './signing-gate.ts';
 export const ORDER_TYPES = ['dca', 'stop_loss', 'take_profit', 'oco', 'slice'] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
 export const TERMINAL_STATUSES = ['completed', 'cancelled', 'failed', 'expired'];
@@ -188,7 +186,7 @@ export interface Created {
 /** intent -> sign with the user's wallet -> confirm; any failure is a broken precondition (setup-failed). */
 export async function createOrder(t: CheckContext, user: Funded, request: IntentRequest = dcaRequest()): Promise<Created> {
   const intent = await pendingIntent(t, user, request);
-  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signed(intent.transaction, user.keypair) });
+  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
   const d = dataOf(confirm);
   if (!is2xx(confirm) || !isObject(d?.order) || typeof d.order.id !== 'string') {
     throw new SetupFailed(`POST /orders/confirm (${String(request.orderType)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
@@ -204,21 +202,56 @@ export function decodeTransaction(base64: string): Transaction | undefined {
   }
 }
 
-export function signed(base64: string, signer: Keypair): string {
-  const tx = Transaction.from(Buffer.from(base64, 'base64'));
-  tx.partialSign(signer);
-  return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+/**
+ * The intent's deposit transaction signed by `user` through the signing gate (signing-gate.ts): only a deposit of
+ * exactly what was asked (the request's input mint and amount, echoed by the intent) plus feeLamports to the user's
+ * manager is signed; anything else fails OA-INT-018 unsigned. `transaction` replaces the intent's own (a probe that
+ * changed it: `suiteTampered`).
+ */
+export function signedDeposit(intent: { data: Record<string, unknown>; ex?: Exchange; request?: IntentRequest }, user: Funded,
+  opts: { transaction?: string; suiteTampered?: boolean } = {}): string {
+  const { data, ex } = intent;
+  const step = { kind: 'deposit' as const, inputMint: String(data.inputMint), inputAmount: 0n, feeLamports: 0n };
+  const problems: string[] = [];
+  if (typeof data.inputAmount === 'string' && INT.test(data.inputAmount)) step.inputAmount = BigInt(data.inputAmount);
+  else problems.push(`the intent's inputAmount ${JSON.stringify(data.inputAmount)} is no integer string`);
+  if (typeof data.feeLamports === 'string' && INT.test(data.feeLamports)) step.feeLamports = BigInt(data.feeLamports);
+  else problems.push(`the intent's feeLamports ${JSON.stringify(data.feeLamports)} is no integer string`);
+  const asked = intent.request && askedFor.has(intent.request) ? { mint: String(valuesOf(intent.request).inputMint), amount: depositAmount(intent.request) } : undefined;
+  if (asked && (asked.mint !== step.inputMint || asked.amount !== String(data.inputAmount))) {
+    problems.push(`the intent asks for a deposit of ${String(data.inputAmount)} of ${step.inputMint}; the request was for ${asked.amount} of ${asked.mint}`);
+  }
+  const base64 = opts.transaction ?? data.transaction;
+  if (typeof base64 !== 'string') problems.push('the intent carries no transaction');
+  if (problems.length > 0) throw new SigningRefused(step, problems, [], ex);
+  return signForStep(base64 as string, step, user, { exchange: ex, suiteTampered: opts.suiteTampered });
 }
 
-function ata(owner: PublicKey, mint: PublicKey, program: PublicKey): string {
-  return PublicKey.findProgramAddressSync([owner.toBuffer(), program.toBuffer(), mint.toBuffer()], new PublicKey(ASSOCIATED_TOKEN_PROGRAM))[0].toBase58();
+/**
+ * A withdrawal transaction built by `build` (POST /withdraw/transaction or POST /orders/{id}/withdraw) signed by
+ * `user` through the signing gate: funds only from the manager to the user's own wallet, of the mint the request
+ * named (wallet-level) or the mints of the preview (order-level); anything else fails OA-WDW-015 / OA-OWD-031 unsigned.
+ */
+export function signedWithdrawal({ ex: build, base64 }: { ex: Exchange; base64: string }, user: GateUser): string {
+  const wallet = /\/withdraw\/transaction$/.test(new URL(build.request.url).pathname);
+  let mints: string[] = [];
+  if (wallet) {
+    try {
+      const body = JSON.parse(build.request.body ?? '{}') as Record<string, unknown>;
+      if (typeof body.tokenMint === 'string') mints = [body.tokenMint];
+    } catch { /* a body the suite did not write as JSON: the mints stay open, the destination does not */ }
+  } else {
+    const preview = (dataOf(build) ?? {}).withdrawalAmounts;
+    const rows = Array.isArray(preview) ? preview : isObject(preview) ? Object.entries(preview).map(([mint]) => ({ mint })) : [];
+    mints = rows.filter(isObject).map((row) => row.mint).filter((mint): mint is string => typeof mint === 'string');
+  }
+  return signForStep(base64, { kind: wallet ? 'wallet-withdrawal' : 'order-withdrawal', mints }, user, { exchange: build });
 }
 
 /** Amount of `mint` the transaction's transfers move to `manager` (its associated token account for a token mint). */
 export function depositedTo(tx: Transaction, manager: string, mint: string): { amount: bigint; recognised: number } {
   let amount = 0n;
   let recognised = 0;
-  const managerKey = new PublicKey(manager);
   for (const ix of tx.instructions) {
     const program = ix.programId.toBase58();
     if (mint === NATIVE_MINT && ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2) {
@@ -226,7 +259,7 @@ export function depositedTo(tx: Transaction, manager: string, mint: string): { a
       if (ix.keys[1]?.pubkey.toBase58() === manager) amount += ix.data.readBigUInt64LE(4);
     } else if (mint !== NATIVE_MINT && (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) && ix.data.length >= 9) {
       const kind = ix.data[0];
-      const target = ata(managerKey, new PublicKey(mint), ix.programId);
+      const target = associatedTokenAccount(manager, mint, program);
       if (kind === 12 && ix.keys[1]?.pubkey.toBase58() === mint) {
         recognised++;
         if (ix.keys[2]?.pubkey.toBase58() === target) amount += ix.data.readBigUInt64LE(1);
@@ -244,6 +277,18 @@ export function lamportTransfers(tx: Transaction, from: string): bigint[] {
   return tx.instructions
     .filter((ix) => ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2 && ix.keys[0]?.pubkey.toBase58() === from)
     .map((ix) => ix.data.readBigUInt64LE(4));
+}
+
+/**
+ * The transaction of a DCA totalAmount change (PATCH /dca/{id}) signed by `user` through the signing gate: it may
+ * move only the raise of the order's input mint from the user's wallet to its manager (nothing when totalAmount
+ * falls); anything else fails OA-DCA-022 unsigned.
+ */
+export function signedModify(patch: Exchange, base64: string, user: GateUser, order: Record<string, unknown>, totalAmount: string): string {
+  const before = typeof order.totalAmount === 'string' && INT.test(order.totalAmount) ? BigInt(order.totalAmount) : undefined;
+  const step = { kind: 'dca-modify' as const, inputMint: String(order.inputMint), raise: before === undefined ? 0n : BigInt(totalAmount) - before };
+  if (before === undefined) throw new SigningRefused(step, [`the order's totalAmount ${JSON.stringify(order.totalAmount)} is no integer string: the raise is unknown`], [], patch);
+  return signForStep(base64, step, user, { exchange: patch });
 }
 
 export const failureOf = (ex: Exchange) => ({ status: ex.response.status, code: errorCode(ex) ?? '(none)', body: ex.response.body });

@@ -5,8 +5,7 @@ import { SetupFailed, Skipped } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { expectOrderInvariants, expectRowInvariants, USER_ORDER_RULES, type OrderOwner } from './order-invariants.ts';
 import {
-  createOrder, FIVE_MINUTES_MS, fundUser, intentRequest, intentUser, INT, ISO_8601, ORDER_TYPES, pendingIntent, postConfirm, signed,
-  TERMINAL_STATUSES, UUID_V4, type Created, type Funded, type OrderType,
+  type Created, createOrder, FIVE_MINUTES_MS, type Funded, fundUser, INT, intentRequest, intentUser, ISO_8601, ORDER_TYPES, type OrderType, pendingIntent, postConfirm, signedDeposit, TERMINAL_STATUSES, UUID_V4,
 } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx } from './users.ts';
 
@@ -365,7 +364,7 @@ export const pendingListsFollowTheIntent = defineCheck({
     const history = await get(t, user, '/orders/pending/history');
     const first = rowsOf(t, 'OA-READ-014', history)[0];
     t.expect('OA-READ-014', first !== undefined && rowCarries(first, id), { documented: `the first row of /orders/pending/history is the latest intent ${id}`, received: history.response.body, exchange: history });
-    const confirm = await postConfirm(t, user.sub, { pendingOrderId: id, signedTransaction: signed(intent.transaction, user.keypair) });
+    const confirm = await postConfirm(t, user.sub, { pendingOrderId: id, signedTransaction: signedDeposit(intent, user) });
     if (!is2xx(confirm)) throw new SetupFailed(`POST /orders/confirm answered ${confirm.response.status}`, confirm);
     const after = await get(t, user, '/orders/pending');
     t.expect('OA-READ-012', !listsPending(rowsOf(t, 'OA-READ-012', after), id), { documented: `${id} is no longer listed once confirmed`, received: after.response.body, exchange: after });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { parse } from 'yaml';
+import { isProtectedWallet } from './signing-gate.ts';
 
 /**
  * The SIWS canonical form the suite signs (basis: assumed), read from specs/siws.yaml, the one configuration the
@@ -145,9 +146,17 @@ export interface OnboardBody {
   siws: { message: string; signature: string };
 }
 
-/** A correct onboarding body for `wallet`, issued at `issuedAt`, signed by `signer` (default: the wallet). */
+/**
+ * A correct onboarding body for `wallet`, issued at `issuedAt`, signed by `signer` (default: the wallet). The SIWS
+ * gate: the run's own wallet (TEST_WALLET_SECRET_KEY, signing-gate.ts protectWallet) signs only the canonical
+ * message of this run's domain, URI and chain naming itself; the probes that bend the form use throwaway wallets.
+ */
 export function onboardBody(ordersUrl: string, sub: string, wallet: Keypair, issuedAt: Date,
   opts: SiwsOptions & { signer?: Keypair; nonce?: string } = {}): OnboardBody {
+  const signer = opts.signer ?? wallet;
+  const bent = opts.lineEnding !== undefined || opts.trailingNewline !== undefined || opts.values !== undefined || opts.omitLine !== undefined ||
+    opts.environment !== undefined || signer !== wallet;
+  if (bent && isProtectedWallet(signer)) throw new Error('SIWS gate: the run\'s wallet signs only the canonical message of this run (a probe must use a throwaway wallet)');
   const message = renderSiws(ordersUrl, { userPubkey: wallet.publicKey.toBase58(), issuedAt: issuedAt.toISOString(), nonce: opts.nonce ?? siwsNonce() }, opts);
-  return { sub, userPubkey: wallet.publicKey.toBase58(), siws: { message, signature: signSiws(message, opts.signer ?? wallet) } };
+  return { sub, userPubkey: wallet.publicKey.toBase58(), siws: { message, signature: signSiws(message, signer) } };
 }

@@ -6,6 +6,7 @@ import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed, Unsupported } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
+import { protectWallet } from './signing-gate.ts';
 import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
 
 export function errorCode(ex: Exchange): unknown {
@@ -95,6 +96,7 @@ function chooseWallet(t: CheckContext): TestWallet {
   } catch (e) {
     throw new SetupFailed(`TEST_WALLET_SECRET_KEY is not a base58 64-byte secret key: ${(e as Error).message}`);
   }
+  protectWallet(keypair);
   return { keypair, sub: `conformance-${keypair.publicKey.toBase58().slice(0, 16)}`, generated: false };
 }
 

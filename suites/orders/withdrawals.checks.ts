@@ -4,7 +4,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
-import { createOrder, DCA_FREQUENCY, dcaRequest, intentRequest, decodeTransaction, depositedTo, failureOf, INT, intentUser, signed, usdc, type Funded } from './orders.ts';
+import { createOrder, DCA_FREQUENCY, dcaRequest, decodeTransaction, depositedTo, failureOf, type Funded, INT, intentRequest, intentUser, signedWithdrawal, usdc } from './orders.ts';
 import { asUser, dataOf, errorCode, is2xx, throwawayWallet } from './users.ts';
 
 /**
@@ -64,11 +64,11 @@ function transactionOf(ex: Exchange): string | undefined {
 }
 
 /** The built transaction, or setup-failed (the request was a precondition, not the rule judged). */
-export function builtTransaction(ex: Exchange, what: string): { base64: string; tx: Transaction } {
+export function builtTransaction(ex: Exchange, what: string): { base64: string; tx: Transaction; ex: Exchange } {
   const base64 = is2xx(ex) ? transactionOf(ex) : undefined;
   const tx = base64 === undefined ? undefined : decodeTransaction(base64);
   if (!base64 || !tx) throw new SetupFailed(`${what} answered ${ex.response.status} without a transaction under data.${TRANSACTION_FIELD}: ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
-  return { base64, tx };
+  return { base64, tx, ex };
 }
 
 /** A cancelled DCA order of `user` whose deposit (its 36 USDC) is still in the manager. */
@@ -104,8 +104,8 @@ async function drainManager(t: CheckContext, user: Funded): Promise<void> {
   const rows = Array.isArray(dataOf(ex)?.balances) ? (dataOf(ex)!.balances as unknown[]).filter(isObject) : [];
   for (const row of rows.filter((candidate) => /^[1-9][0-9]*$/.test(String(candidate.availableToWithdraw)))) {
     const build = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey, tokenMint: row.mint } });
-    const { base64 } = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
-    const confirm = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signed(base64, user.keypair) } });
+    const built = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
+    const confirm = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signedWithdrawal(built, user) } });
     if (!is2xx(confirm)) throw new SetupFailed(`POST /withdraw/confirm (${String(row.mint)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
   }
 }
@@ -192,14 +192,14 @@ export const walletWithdrawalReplayed = defineCheck({
 export const walletWithdrawalConfirm = defineCheck({
   name: 'wallet-withdrawal-confirm-moves-the-amount-out',
   service: 'orders',
-  rules: ['OA-WDW-004'],
+  rules: ['OA-WDW-004', 'OA-WDW-015'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
-    const { base64 } = builtTransaction(await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
-    const ex = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signed(base64, user.keypair) } });
+    const built = builtTransaction(await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
+    const ex = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signedWithdrawal(built, user) } });
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
     t.expect('OA-WDW-004', is2xx(ex) && after === before - 2_000_000n, {
       documented: `2xx, and totalBalance drops by 2000000 (from ${before})`, received: { ...failureOf(ex), totalBalanceAfter: after.toString() }, exchange: ex,
@@ -424,15 +424,15 @@ export const concurrentOrderWithdrawalBuilds = defineCheck({
 export const orderWithdrawalConfirm = defineCheck({
   name: 'order-withdrawal-confirm-completes-with-the-signature-and-releases',
   service: 'orders',
-  rules: ['OA-OWD-005', 'OA-OWD-006', 'OA-OWD-007', 'OA-OWD-017'],
+  rules: ['OA-OWD-005', 'OA-OWD-006', 'OA-OWD-007', 'OA-OWD-017', 'OA-OWD-031'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t, '0');
     const orderId = await cancelledOrder(t, user);
-    const { base64 } = builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
+    const built = builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
     abandonLater(t, user, orderId);
-    const signedTx = signed(base64, user.keypair);
+    const signedTx = signedWithdrawal(built, user);
     const confirm = await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/withdraw/confirm`, json: { signedTransaction: signedTx } });
     if (!is2xx(confirm)) throw new SetupFailed(`POST /orders/${orderId}/withdraw/confirm answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
     const { order, ex: detail } = await orderDetail(t, user, orderId);
@@ -510,12 +510,12 @@ export const concurrentOrderWithdrawalConfirms = defineCheck({
     const user = await withdrawUser(t, '0');
     const orderId = await cancelledOrder(t, user);
     const build = await orderWithdraw(t, user, orderId);
-    const { base64 } = builtTransaction(build, `POST /orders/${orderId}/withdraw`);
+    const built = builtTransaction(build, `POST /orders/${orderId}/withdraw`);
     abandonLater(t, user, orderId);
     const expected = previewedAmount(dataOf(build)?.withdrawalAmounts, usdc());
     if (expected === undefined) throw new SetupFailed(`no ${usdc()} amount in the preview ${JSON.stringify(dataOf(build)?.withdrawalAmounts)}`, build);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
-    const body = { signedTransaction: signed(base64, user.keypair) };
+    const body = { signedTransaction: signedWithdrawal(built, user) };
     const answers = await Promise.all([0, 1].map(() => asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/withdraw/confirm`, json: body })));
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
     const losers = answers.filter((ex) => !is2xx(ex));

@@ -4,7 +4,7 @@ import { findOperation } from '../../../generators/index.ts';
 import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { isObject } from '../../shared/values.ts';
-import { createOrder, DCA_PER_CYCLE, fundUser, intentRequest, intentUser, NATIVE_MINT, postConfirm, postIntent, signed, TERMINAL_STATUSES, type Funded, type IntentRequest, type OrderType } from '../orders.ts';
+import { createOrder, DCA_PER_CYCLE, type Funded, fundUser, intentRequest, type IntentRequest, intentUser, NATIVE_MINT, type OrderType, postConfirm, postIntent, signedDeposit, TERMINAL_STATUSES } from '../orders.ts';
 import { expectOrderInvariants, isSignature } from '../order-invariants.ts';
 import { dataOf, errorCode, is2xx, rateLimited, validateAgainstSpec } from '../users.ts';
 import { previewedAmount } from '../withdrawals.checks.ts';
@@ -194,7 +194,7 @@ export async function addOrder(m: Model, r: Real, type: OrderType): Promise<void
   const intent = await postIntent(r.t, r.user.sub, requestFor(type, r.outputMint));
   const data = dataOf(intent);
   if (!is2xx(intent) || typeof data?.transaction !== 'string') return;
-  const confirm = await postConfirm(r.t, r.user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signed(data.transaction, r.user.keypair) });
+  const confirm = await postConfirm(r.t, r.user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signedDeposit({ data, ex: intent }, r.user) });
   const order = dataOf(confirm)?.order;
   if (is2xx(confirm) && isObject(order) && typeof order.id === 'string') m.orders.push(modelOf(m, type, order));
 }

@@ -1,6 +1,6 @@
 import type fc from 'fast-check';
 import { isObject } from '../../../shared/values.ts';
-import { signed } from '../../orders.ts';
+import { signedWithdrawal } from '../../orders.ts';
 import { dataOf, is2xx } from '../../users.ts';
 import { call, heldWithdrawal, isTerminal, observe, orderPreferring, served, withdrew, type Model, type Real } from '../model.ts';
 
@@ -23,7 +23,7 @@ export class WithdrawOrder implements fc.AsyncCommand<Model, Real> {
     const data = built && is2xx(built) ? dataOf(built) : undefined;
     if (built && is2xx(built)) withdrew(order, { kind: 'build', from, preview: data?.withdrawalAmounts });
     if (this.then === 'confirm' && isObject(data) && typeof data.transaction === 'string' && served(m, 'POST /orders/{orderId}/withdraw/confirm')) {
-      const signedTransaction = signed(data.transaction, r.user.keypair);
+      const signedTransaction = signedWithdrawal({ ex: built!, base64: data.transaction }, r.user);
       const confirmed = await call(m, r, 'POST', `/orders/${order.id}/withdraw/confirm`, { signedTransaction });
       if (confirmed && is2xx(confirmed)) withdrew(order, { kind: 'confirm', from, signedTransaction });
     }
