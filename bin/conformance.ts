@@ -3,13 +3,16 @@
  * reference server when no target URL is given. Exit codes: 0 every gating rule that ran passed; 1 a conformance
  * failure (or the suite did not complete); 2 bad usage or configuration; 3 the target could not be reached.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
 import type { Matrix, RunInfo } from '../suites/harness/matrix.ts';
-import { DEFAULT_MAX_CONCURRENCY } from '../suites/harness/pacer.ts';
+import { redact, registerCredentials } from '../suites/harness/redact.ts';
+import { escapeControls } from '../suites/harness/terminal.ts';
+import { DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY } from '../suites/harness/pacer.ts';
 import type { TargetConfig } from '../suites/harness/target.ts';
 import { PROFILES, type Profile } from '../suites/harness/types.ts';
 import { orderTemplates } from '../suites/orders/templates.ts';
@@ -37,6 +40,10 @@ Run:
   --max-rps N           request budget, requests per second (default 10 on a given target, none on the
                         embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
   --max-concurrency N   requests in flight at once, at most (default 8; 0 = no cap) [CONFORMANCE_MAX_CONCURRENCY]
+  --max-body-bytes N    the largest response body read; a larger one fails the rule (default 8388608) [CONFORMANCE_MAX_BODY_BYTES]
+  --max-duration S      the run stops after S seconds, verdict "deadline reached" (default 1800; 0 = none) [CONFORMANCE_MAX_DURATION]
+  --max-retry-after S   the longest retry-after of a 429 waited out (default 65) [CONFORMANCE_MAX_RETRY_AFTER]
+  --max-retry-wait S    all retry-after waits of the run together, at most (default 300) [CONFORMANCE_MAX_RETRY_WAIT]
   --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
   --mutant NAME         embedded server only: start it with one deliberate defect
   --variant NAME        embedded server only: start it with one benign variation
@@ -48,6 +55,14 @@ Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 targe
 
 export class UsageError extends Error {}
 
+/** The default of --max-duration: a whole run within a usual CI job. */
+export const DEFAULT_MAX_DURATION_S = 1800;
+/**
+ * How long a run cancelled at its deadline may take to stop: the check under way (vitest's test timeout, 300 s) and
+ * the cleanup of what the run created (600 s). Past it the CLI quits at once.
+ */
+const DEADLINE_GRACE_MS = 900_000;
+
 export interface CliOptions {
   config: Omit<TargetConfig, 'credentials' | 'ordersUrl' | 'quotesUrl'> & { ordersUrl?: string; quotesUrl?: string };
   reportDir: string;
@@ -56,6 +71,8 @@ export interface CliOptions {
   mutant?: string;
   variant?: string;
   mergeReports?: string;
+  /** --max-duration in seconds; 0 = no deadline. */
+  maxDurationS: number;
   help: boolean;
 }
 
@@ -91,7 +108,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' }, 'gateway-url': { type: 'string' },
         profile: { type: 'string' }, seed: { type: 'string' }, 'report-dir': { type: 'string' }, grep: { type: 'string' },
         shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' }, 'max-rps': { type: 'string' },
-        'max-concurrency': { type: 'string' },
+        'max-concurrency': { type: 'string' }, 'max-body-bytes': { type: 'string' }, 'max-duration': { type: 'string' },
+        'max-retry-after': { type: 'string' }, 'max-retry-wait': { type: 'string' },
         'expected-providers': { type: 'string' }, mutant: { type: 'string' }, variant: { type: 'string' },
         'merge-reports': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
@@ -134,6 +152,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
       maxConcurrency: parseInteger('--max-concurrency', str('max-concurrency', 'CONFORMANCE_MAX_CONCURRENCY'), 0) ?? DEFAULT_MAX_CONCURRENCY,
       expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
+      bounds: {
+        maxBodyBytes: parseInteger('--max-body-bytes', str('max-body-bytes', 'CONFORMANCE_MAX_BODY_BYTES'), 1) ?? DEFAULT_BOUNDS.maxBodyBytes,
+        maxRetryAfterMs: 1000 * (parseInteger('--max-retry-after', str('max-retry-after', 'CONFORMANCE_MAX_RETRY_AFTER'), 0) ?? DEFAULT_BOUNDS.maxRetryAfterMs / 1000),
+        maxRetryWaitMs: 1000 * (parseInteger('--max-retry-wait', str('max-retry-wait', 'CONFORMANCE_MAX_RETRY_WAIT'), 0) ?? DEFAULT_BOUNDS.maxRetryWaitMs / 1000),
+      },
     },
     reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? join(ROOT, 'reports')),
     grep: str('grep', 'CONFORMANCE_GREP') || undefined,
@@ -141,8 +164,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     mutant: values.mutant as string | undefined,
     variant: values.variant as string | undefined,
     mergeReports: values['merge-reports'] as string | undefined,
+    maxDurationS: parseInteger('--max-duration', str('max-duration', 'CONFORMANCE_MAX_DURATION'), 0) ?? DEFAULT_MAX_DURATION_S,
     help: Boolean(values.help),
   };
+}
+
+/** What the CLI prints of the target's text (URLs, messages, error codes): redacted, its control characters escaped. */
+function shown(text: string): string {
+  return escapeControls(redact(text));
 }
 
 function printSummary(m: Matrix, reportDir: string): void {
@@ -162,7 +191,7 @@ function printSummary(m: Matrix, reportDir: string): void {
   for (const [key, checks] of failed) lines.push(`  ${key}: ${checks.length === 1 ? checks[0] : `${checks.length} checks (${checks.slice(0, 3).join(', ')}${checks.length > 3 ? ', …' : ''})`}`);
   for (const r of m.checks.filter((r) => r.verdict === 'setup-failed')) lines.push(`  SETUP-FAILED ${r.check}: ${r.message?.split('\n')[0]}`);
   lines.push(`  reports: ${join(reportDir, 'matrix.html')}, matrix.md, matrix.json, junit.xml, allure-results/`);
-  console.log(lines.join('\n'));
+  console.log(shown(lines.join('\n')));
 }
 
 function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
@@ -225,6 +254,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  const deadlineAt = options.maxDurationS > 0 ? Date.now() + options.maxDurationS * 1000 : undefined;
   await ensureGenerated();
   if (options.mergeReports) {
     try {
@@ -251,23 +281,28 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   mkdirSync(options.reportDir, { recursive: true });
+  // The retry-after wait the run spent, shared by the run's processes (pacer.ts RetryAfterBudget).
+  const runDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
   try {
     const config: TargetConfig = {
       ...cfg,
+      bounds: { ...cfg.bounds, deadlineAt, retryWaitFile: join(runDir, 'retry-wait-ms') },
       ordersUrl: server?.ordersUrl ?? cfg.ordersUrl!,
       quotesUrl: server?.quotesUrl ?? cfg.quotesUrl!,
       controlUrl: server?.controlUrl ?? cfg.controlUrl,
       credentials: credentialsFromEnv(),
     };
+    // Before the first request: a target that reflects a key in an error while it is prepared is redacted too.
+    registerCredentials(config.credentials);
     let target;
     try {
       target = await prepareTarget(config);
     } catch (e) {
       if (e instanceof TargetUnreachable) {
-        console.error(`conformance: the target could not be reached: ${e.message}`);
+        console.error(shown(`conformance: the target could not be reached: ${e.message}`));
         return 3;
       }
-      console.error(`conformance: the target could not be prepared: ${(e as Error).message}`);
+      console.error(shown(`conformance: the target could not be prepared: ${(e as Error).message}`));
       return 2;
     }
     const missing = [
@@ -278,8 +313,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`conformance: missing credentials: ${missing.join('; ')}`);
       return 2;
     }
-    console.log(`conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
-      `, capabilities: ${target.capabilities.join(', ') || 'none'}`);
+    console.log(shown(`conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
+      `, capabilities: ${target.capabilities.join(', ') || 'none'}`));
 
     // Clear only what a run writes, so a report dir can hold other files (reports/README.md).
     for (const name of readdirSync(options.reportDir, { withFileTypes: true }).map((d) => d.name)) {
@@ -294,7 +329,6 @@ export async function main(argv: string[]): Promise<number> {
       },
       specHashes,
     };
-    process.env.CONFORMANCE_TARGET = JSON.stringify(target);
     // The orders file cleans up what a full run created and writes what it could not (suites/orders/cleanup.ts).
     const cleanupFile = join(options.reportDir, 'cleanup.json');
     process.env.CONFORMANCE_CLEANUP_FILE = cleanupFile;
@@ -311,9 +345,24 @@ export async function main(argv: string[]): Promise<number> {
       void running?.cancelCurrentRun('keyboard-input');
     };
     process.once('SIGINT', interrupt);
+    // --max-duration: the run is cancelled as by Ctrl-C, its cleanup still runs, and the verdict says so.
+    let deadlineReached = false;
+    const onDeadline = () => {
+      deadlineReached = true;
+      console.error(`\nconformance: the run's deadline was reached (--max-duration ${options.maxDurationS} s): cancelling the run, then cleaning up what it created`);
+      setTimeout(() => {
+        console.error(`conformance: the run did not stop within ${DEADLINE_GRACE_MS / 1000} s of its deadline: quitting (what it created may be left on the target)`);
+        process.exit(1);
+      }, DEADLINE_GRACE_MS).unref();
+      void running?.cancelCurrentRun('keyboard-input');
+    };
+    const deadlineTimer = deadlineAt === undefined ? undefined : setTimeout(onDeadline, Math.max(0, deadlineAt - Date.now()));
     const vitest = await startVitest('test', [], {
       root: ROOT,
       project: 'conformance',
+      // The target, credentials included, reaches the workers the way vitest passes data to them (inject('target')),
+      // never in an environment variable that every child process would inherit.
+      provide: { target },
       watch: false,
       testNamePattern: options.grep,
       shard: options.shard,
@@ -321,10 +370,13 @@ export async function main(argv: string[]): Promise<number> {
         'default',
         ['junit', { outputFile: join(options.reportDir, 'junit.xml') }],
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
+        // Before the matrix: a check that timed out or died with its worker is a failure in it (unfinished.ts).
+        join(ROOT, 'suites/harness/unfinished.ts'),
         [join(ROOT, 'suites/harness/matrix-reporter.ts'), { reportDir: options.reportDir, run, version: VERSION }],
         {
           onInit: (instance: NonNullable<typeof running>) => {
             running = instance;
+            if (deadlineReached) void instance.cancelCurrentRun('keyboard-input');
             // vitest's own SIGINT handler exits at once; a run cancelled by ours ends with its cleanup instead.
             for (const listener of process.listeners('SIGINT')) if (listener !== interrupt) process.removeListener('SIGINT', listener);
           },
@@ -333,6 +385,11 @@ export async function main(argv: string[]): Promise<number> {
       ],
     });
     process.removeListener('SIGINT', interrupt);
+    clearTimeout(deadlineTimer);
+    // vitest's own failures count too: a check that hit its test timeout or crashed, a file or hook that failed, an
+    // error outside any check (suites/harness/unfinished.ts puts the checks among them into the matrix).
+    const failedTasks = vitest?.state.getCountOfFailedTests() ?? 0;
+    const runErrors = vitest?.state.getUnhandledErrors().length ?? 0;
     await vitest?.close();
     const matrixFile = join(options.reportDir, 'matrix.json');
     if (!existsSync(matrixFile)) {
@@ -343,21 +400,27 @@ export async function main(argv: string[]): Promise<number> {
     printSummary(matrix, options.reportDir);
     if (existsSync(cleanupFile)) {
       const { describeCleanup } = await import('../suites/orders/cleanup.ts');
-      console.log(`  ${describeCleanup(JSON.parse(readFileSync(cleanupFile, 'utf8')))}`.replace(/\n/g, '\n  '));
+      console.log(shown(`  ${describeCleanup(JSON.parse(readFileSync(cleanupFile, 'utf8')))}`.replace(/\n/g, '\n  ')));
     }
     if (interrupted) {
       console.error('conformance: interrupted: the verdicts above cover only the checks that ran before Ctrl-C');
       return 130;
     }
-    return matrix.summary.verdict === 'pass' ? 0 : 1;
+    if (deadlineReached) {
+      console.error(`conformance: deadline reached (--max-duration ${options.maxDurationS} s): the verdicts above cover only the checks that ran before it; the run is not a pass`);
+      return 1;
+    }
+    if (runErrors > 0) console.error(`conformance: ${runErrors} error(s) outside any check (see the output above): the run is not a pass`);
+    return matrix.summary.verdict === 'pass' && failedTasks === 0 && runErrors === 0 ? 0 : 1;
   } finally {
+    rmSync(runDir, { recursive: true, force: true });
     await server?.close();
   }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main(process.argv.slice(2)).then((code) => process.exit(code), (e: unknown) => {
-    console.error(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`);
+    console.error(shown(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`));
     process.exit(1);
   });
 }

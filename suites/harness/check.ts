@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { AssumptionLog, type Assumption } from './assumptions.ts';
 import { ServiceClient, type Violation } from './client.ts';
 import { ControlAdapter } from './control.ts';
 import { noteCreated } from './ledger.ts';
@@ -35,6 +36,8 @@ export class CheckContext {
   readonly cleanups: Array<() => Promise<void>> = [];
   /** Bad inputs tried per operation (hostile-input checks); reported on the CheckResult and in the matrix. */
   tally?: Record<string, number>;
+  /** What the target confirmed or rejected of the suite's assumptions in this check (assumptions.ts). */
+  readonly assumptions = new AssumptionLog();
   readonly orders: ServiceClient;
   readonly quotes: ServiceClient;
   /** The distributor path with the run's JWT, when the target has one (QUOTES_JWT and --gateway-url, or provisioned). */
@@ -85,6 +88,22 @@ export class CheckContext {
     throw new Skipped(reason);
   }
 
+  /** The target accepted this check's positive case resting on `assumption` (of `variant`, an order type). */
+  confirm(assumption: Assumption, variant?: string): void {
+    this.assumptions.confirm(assumption, variant);
+  }
+
+  /** This check sent a request whose meaning rests on `assumption` (of `variant`). */
+  exercise(assumption: Assumption, variant?: string): void {
+    this.assumptions.exercise(assumption, variant);
+  }
+
+  /** The target rejected `assumption` (of `variant`): stop with verdict `skipped`, nothing resting on it is judged. */
+  rejectAssumption(assumption: Assumption, reason: string, variant?: string): never {
+    this.assumptions.reject(assumption, variant);
+    throw new Skipped(reason);
+  }
+
   /** Record an observation for the report (info rules, unknowns). Never fails. */
   note(text: string): void {
     this.notes.push(text);
@@ -103,17 +122,30 @@ export class CheckContext {
     numRuns = this.env.numRuns): Promise<void> {
     this.cite(rule);
     let lastFailure: ConformanceFailure | undefined;
+    // A skip before any failure (e.g. the target rejected an assumed template) ends the property with that skip, never
+    // with a counterexample; once a value failed, a skipping value is only a shrink candidate that proves nothing.
+    let skipped: Skipped | undefined;
+    let failedOnce = false;
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
+        if (skipped) return true;
         try {
-          return (await predicate(value)) !== false;
+          const held = (await predicate(value)) !== false;
+          failedOnce ||= !held;
+          return held;
         } catch (e) {
+          if (e instanceof Skipped) {
+            if (!failedOnce) skipped = e;
+            return true;
+          }
+          failedOnce = true;
           if (e instanceof ConformanceFailure) lastFailure = e;
           throw e;
         }
       }),
       { seed: this.env.seed, numRuns },
     );
+    if (skipped) throw skipped;
     if (!details.failed) return;
     const base = lastFailure ?? new ConformanceFailure(rule, { documented: `the property of ${rule} holds for every generated value`, received: details.counterexample?.[0] });
     throw new ConformanceFailure(base.rule, base.detail, {

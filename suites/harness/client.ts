@@ -2,9 +2,11 @@ import { request as undiciRequest, errors as undiciErrors } from 'undici';
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { findOperation, getOperation, validateResponse, type Service } from '../../generators/index.ts';
 import type { Exchange, RecordedResponse } from './exchange.ts';
-import { ConformanceFailure, SetupFailed, type FailureDetail } from './failure.ts';
-import { parseJsonExact } from './json-exact.ts';
-import type { ConcurrencyLimit, Pacer } from './pacer.ts';
+import { ConformanceFailure, SetupFailed, Skipped, type FailureDetail } from './failure.ts';
+import { MAX_NESTING, nestsDeeperThan, parseJsonExact } from './json-exact.ts';
+import { retryAfterBudget, runBounds, type ConcurrencyLimit, type Pacer, type RetryAfterBudget } from './pacer.ts';
+import { escapeControls } from './terminal.ts';
+import { pubkeysAsBase58 } from '../quotes/msgpack-keys.ts';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -25,11 +27,15 @@ export interface RequestSpec {
   /** Validate the response against the spec (default true). */
   validate?: boolean;
   /**
-   * Retry as the documents' handling rules say (default true). Checks that observe 409/429/5xx turn it off. Even
+   * Retry as the documents' handling rules say (default true): a 429 whose retry-after the run can wait out is
+   * repeated after it; one it cannot wait out (too long, the run's retry-after budget spent, allowance exhausted)
+   * ends the check `skipped` (a documented 429 is never a violation of another rule). Checks that observe
+   * 409/429/5xx turn it off and get every answer as it comes, but for the quote platform's own 429s to the run's own
+   * key, which are handled as above either way (a check that observes rate limits does so on keys of its own). Even
    * then a GET or HEAD is retried on a dropped connection, and on the order service on a 5xx (handling rule 3: "5xx
    * and 503 are retryable"; a safe method changes nothing): a passing outage is not judged, a lasting 5xx comes back
-   * on every attempt and is returned as it is. A 429 with a usable retry-after holds the run's later requests either
-   * way (Pacer.holdFor).
+   * on every attempt and is returned as it is. A 429 with a retry-after the run waits out holds the run's later
+   * requests either way (Pacer.holdFor).
    */
   retry?: boolean;
   timeoutMs?: number;
@@ -57,14 +63,20 @@ export interface ClientOptions {
   pacer?: Pacer;
   /** The cap on requests in flight at once, shared by every client of the run (--max-concurrency). */
   limit?: ConcurrencyLimit;
+  /** The largest body read (--max-body-bytes); the run's bound (pacer.ts runBounds) when absent. */
+  maxBodyBytes?: number;
+  /** The run's retry-after waits (--max-retry-after, --max-retry-wait, --max-duration); the process's when absent. */
+  retryAfter?: RetryAfterBudget;
+  /** One line for the terminal while the run waits (stderr when absent). */
+  announce?: (line: string) => void;
   /** Pause between retries; replaced in unit tests. */
   sleep?: (ms: number) => Promise<void>;
 }
 
 const MAX_RETRIES = 2;
-const MAX_RETRY_AFTER_S = 30;
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const defaultAnnounce = (line: string) => void process.stderr.write(`conformance: ${line}\n`);
 
 /**
  * A decoded MessagePack value in the shape of its JSON twin: raw bytes become base64 (instruction `d`), 64-bit
@@ -80,12 +92,18 @@ export function normalizeMsgpack(value: unknown): unknown {
   return value;
 }
 
+/**
+ * The body as a value. JSON and MessagePack nesting deeper than MAX_NESTING levels does not decode: no document
+ * nests that deep, and a value that does would overflow the stack of whatever walks it (validators, reports).
+ */
 function decodeBody(raw: Buffer, mediaType: string | undefined): Pick<RecordedResponse, 'body' | 'decodeError'> {
   if (raw.length === 0) return { body: undefined };
   try {
     if (mediaType === 'application/json' || mediaType?.endsWith('+json')) return { body: parseJsonExact(raw.toString('utf8')) };
     if (mediaType === 'application/vnd.msgpack' || mediaType === 'application/msgpack' || mediaType === 'application/x-msgpack') {
-      return { body: decodeMsgpack(raw, { useBigInt64: true }) };
+      const body = decodeMsgpack(raw, { useBigInt64: true });
+      if (nestsDeeperThan(body, MAX_NESTING)) throw new Error(`it nests deeper than ${MAX_NESTING} levels`);
+      return { body };
     }
     return { body: raw.toString('utf8') };
   } catch (e) {
@@ -110,43 +128,34 @@ function buildQuery(query: RequestSpec['query']): string {
 
 /**
  * The wait a `retry-after` header asks for, in ms: delay-seconds (what the quote document names) or an HTTP-date
- * (RFC 9110). Undefined when absent, malformed, or longer than the suite waits (30 s): then the 429 is returned.
+ * (RFC 9110). Undefined when absent or malformed. Whether the run waits that long is RetryAfterBudget's decision.
  */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
-  else {
-    const at = Date.parse(text);
-    if (!Number.isFinite(at) || !/[a-z]/i.test(text)) return undefined;
-    ms = Math.max(0, at - now);
-  }
-  return ms <= MAX_RETRY_AFTER_S * 1000 ? ms : undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (!Number.isFinite(at) || !/[a-z]/i.test(text)) return undefined;
+  return Math.max(0, at - now);
 }
 
-/** The quote platform's `allowance_exhausted` 429: "Retrying does not help" (quote document, platform codes). */
-export function allowanceExhausted(status: number, body: unknown): boolean {
+/** The quote platform's error code of a 429 (`rate_limited`, `allowance_exhausted`), when its body carries one. */
+function platformCode(body: unknown): string | undefined {
   const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
-  return status === 429 && typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'allowance_exhausted';
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'rate_limited' || code === 'allowance_exhausted' ? code : undefined;
 }
 
 /**
- * Should this answer be retried under the documents' handling rules? Returns the wait in ms, or undefined. Only the
- * order service's handling rules make a 5xx retryable; the quote document gives no such rule, and the control API is
- * the suite's own.
+ * Should this answer (not a 429: ServiceClient.rateLimited decides those) be retried under the documents' handling
+ * rules? Returns the wait in ms, or undefined. Only the order service's handling rules make a 5xx retryable; the
+ * quote document gives no such rule, and the control API is the suite's own.
  */
 export function retryDelay(service: Service, method: string, headers: Record<string, string>, status: number,
-  responseHeaders: Record<string, string>, attempt: number, body?: unknown, now = Date.now()): number | undefined {
+  attempt: number): number | undefined {
   if (attempt > MAX_RETRIES) return undefined;
   // Orders, handling rule 3: retried submit-style POSTs carry an X-Idempotency-Key; never retry a POST without one.
   const safe = method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === 'x-idempotency-key');
-  if (status === 429) {
-    // Quotes, platform codes: allowance_exhausted is not retried ("retrying does not help"); rate_limited waits the
-    // number of seconds in retry-after (a 429 was not served, so any method).
-    if (allowanceExhausted(status, body)) return undefined;
-    return retryAfterMs(responseHeaders['retry-after'], now);
-  }
   if (!safe || service !== 'orders') return undefined;
   if (status === 409) return 1000 * attempt; // Orders, handling rule 2: back off and retry.
   if (status >= 500) return 250 * attempt; // Orders, handling rule 3: 5xx and 503 are retryable.
@@ -164,10 +173,89 @@ export function transientRetryDelay(service: Service, method: string, status: nu
   return status >= 500 ? 250 * attempt : undefined;
 }
 
-function isConnectionError(e: unknown): boolean {
-  const code = (e as { code?: string }).code ?? '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CLOSED'].includes(code);
+/** The status line and headers of an answer, once they arrived. */
+export interface AnswerHead {
+  status: number;
+  headers: Record<string, string>;
 }
+
+/**
+ * Why no whole answer was read: `timeout` (nothing, or not the whole body, within the deadline), `too-large` (a body
+ * over the cap), `dropped` (the connection closed or reset), `not-http` (bytes that are not an HTTP answer),
+ * `unreachable` (no connection at all), `unsent` (the request could not be sent). `head`: what had arrived.
+ */
+export class TransportError extends Error {
+  constructor(readonly kind: 'timeout' | 'too-large' | 'dropped' | 'not-http' | 'unreachable' | 'unsent', message: string,
+    readonly head?: AnswerHead) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'];
+const DROPPED = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'];
+
+function classify(e: unknown, timeoutMs: number, head: AnswerHead | undefined, bytes: number): TransportError {
+  const raw = (e as { code?: unknown }).code;
+  const code = typeof raw === 'string' ? raw : undefined; // a DOMException's code is a number
+  const name = (e as Error)?.name;
+  const why = `${code ?? name}: ${(e as Error)?.message ?? String(e)}`;
+  const began = head && `an answer began (status ${head.status} and its headers, then ${bytes} bytes of the body)`;
+  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || name === 'TimeoutError' || name === 'AbortError') {
+    return new TransportError('timeout', began ? `the body did not arrive within ${timeoutMs} ms: ${began}` : `no answer within ${timeoutMs} ms`, head);
+  }
+  if (name === 'HTTPParserError') {
+    return new TransportError('not-http', `${began ?? 'an answer began'} but is not HTTP (${why})`, head);
+  }
+  if (!head && code && UNREACHABLE.includes(code)) return new TransportError('unreachable', `could not connect (${why})`);
+  if (head || (code && DROPPED.includes(code))) {
+    return new TransportError('dropped', began ? `${began} but the connection was dropped before the body was complete (${why})`
+      : `the target dropped the connection; no answer was received (${why})`, head);
+  }
+  return new TransportError('unsent', why);
+}
+
+/**
+ * One HTTP exchange, bounded whatever the target does: the whole answer, body included, within `timeoutMs` (undici's
+ * own timers tick coarsely, and a body that drips a byte at a time never trips them), and at most `maxBodyBytes` of
+ * body: past it reading stops and the connection is closed, so a huge body costs neither memory nor time. Throws
+ * TransportError.
+ */
+export async function boundedRequest(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Buffer },
+  timeoutMs: number, maxBodyBytes: number): Promise<AnswerHead & { raw: Buffer }> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let res: Awaited<ReturnType<typeof undiciRequest>>;
+  try {
+    res = await undiciRequest(url, { ...init, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  } catch (e) {
+    throw classify(e, timeoutMs, undefined, 0);
+  }
+  const head: AnswerHead = { status: res.statusCode, headers: flatHeaders(res.headers) };
+  const tooLarge = (what: string) => new TransportError('too-large', `the body exceeded ${maxBodyBytes} bytes (--max-body-bytes): ${what}; the rest was not read`, head);
+  const declared = Number(head.headers['content-length']);
+  if (declared > maxBodyBytes) {
+    res.body.destroy();
+    throw tooLarge(`content-length ${declared}`);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > maxBodyBytes) throw tooLarge(`${bytes} bytes had arrived`);
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    res.body.destroy();
+    throw e instanceof TransportError ? e : classify(e, timeoutMs, head, bytes);
+  }
+  return { ...head, raw: Buffer.concat(chunks, bytes) };
+}
+
+/** Headers that carry a credential: a rate limit is the limit of the key that met it. */
+const CREDENTIAL_HEADERS = ['x-api-key', 'x-service-key', 'authorization'];
+
+const SERVICE_NAME: Record<Service, string> = { orders: 'the order service', quotes: 'the quote service', control: 'the control API' };
 
 /** An HTTP client for one service of the target. Every response is recorded and checked against the spec. */
 export class ServiceClient {
@@ -194,64 +282,126 @@ export class ServiceClient {
     const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
     const sleep = this.opts.sleep ?? defaultSleep;
 
+    const maxBodyBytes = this.opts.maxBodyBytes ?? runBounds().maxBodyBytes;
+    const sent = { method, url, headers, body: body === undefined ? undefined : Buffer.isBuffer(body) ? `<${body.length} bytes>` : body };
+    const safe = method === 'GET' || method === 'HEAD';
+
     const started = Date.now();
     let attempt = 0;
     for (;;) {
       attempt++;
-      let status: number;
-      let responseHeaders: Record<string, string>;
-      let raw: Buffer;
+      let answer: AnswerHead & { raw: Buffer };
       // One place among the requests in flight (--max-concurrency), then the rate budget (--max-rps): the place is
       // held for this attempt only, never across a retry pause.
       const release = (await this.opts.limit?.acquire()) ?? (() => {});
       try {
         await this.opts.pacer?.slot();
-        // The whole exchange, body included, within timeoutMs (undici's own timers tick coarsely).
-        const signal = AbortSignal.timeout(timeoutMs);
-        const res = await undiciRequest(url, { method, headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-        status = res.statusCode;
-        responseHeaders = flatHeaders(res.headers);
-        raw = Buffer.from(await res.body.arrayBuffer());
-        release();
+        answer = await boundedRequest(url, { method, headers, body }, timeoutMs, maxBodyBytes);
       } catch (e) {
-        release();
-        if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || (e as Error).name === 'TimeoutError') {
-          const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
-          throw new ConformanceFailure(rule, {
-            documented: `an answer to ${method} ${spec.path} (the suite waits ${timeoutMs} ms)`,
-            received: `no complete answer within ${timeoutMs} ms`,
-          });
-        }
-        if (isConnectionError(e) && (method === 'GET' || method === 'HEAD') && attempt <= MAX_RETRIES) {
+        if (!(e instanceof TransportError)) throw e;
+        if ((e.kind === 'dropped' || e.kind === 'unreachable') && safe && attempt <= MAX_RETRIES) {
           await sleep(250 * attempt);
           continue;
         }
-        throw new SetupFailed(`${method} ${url} could not be sent: ${(e as Error).message}`);
+        throw this.transportFailure(e, spec.path, operationId, sent, started, attempt, timeoutMs, maxBodyBytes);
+      } finally {
+        release();
       }
+      const { status, headers: responseHeaders, raw } = answer;
       const mediaType = responseHeaders['content-type']?.split(';')[0]?.trim().toLowerCase() || undefined;
       const exchange: Exchange = {
         service: this.opts.service,
         operationId,
-        request: { method, url, headers, body: body === undefined ? undefined : Buffer.isBuffer(body) ? `<${body.length} bytes>` : body },
+        request: sent,
         response: { status, headers: responseHeaders, mediaType, raw, ...decodeBody(raw, mediaType) },
         durationMs: Date.now() - started,
         attempts: attempt,
       };
-      // A 429's retry-after holds every later request of the run, whether or not this one is repeated.
-      const hold = status === 429 ? retryAfterMs(responseHeaders['retry-after']) : undefined;
-      if (hold !== undefined) this.opts.pacer?.holdFor(hold);
-      const wait = spec.retry === false
-        ? transientRetryDelay(this.opts.service, method, status, attempt)
-        : retryDelay(this.opts.service, method, headers, status, responseHeaders, attempt, exchange.response.body);
+      const wait = status === 429
+        ? this.rateLimited(exchange, spec.retry !== false, attempt, this.sendsOwnCredential(headers))
+        : spec.retry === false
+          ? transientRetryDelay(this.opts.service, method, status, attempt)
+          : retryDelay(this.opts.service, method, headers, status, attempt);
+      this.opts.record(exchange);
       if (wait !== undefined) {
-        this.opts.record(exchange);
         await sleep(wait);
         continue;
       }
-      this.opts.record(exchange);
       if (spec.validate !== false && operationId) this.validate(operationId, exchange);
       return exchange;
     }
+  }
+
+  /** Does the request carry the client's own credential (not another key a check minted or made up)? */
+  private sendsOwnCredential(headers: Record<string, string>): boolean {
+    const credentials = (h: Record<string, string>) => Object.entries(h)
+      .filter(([k]) => CREDENTIAL_HEADERS.includes(k.toLowerCase())).map(([k, v]) => `${k.toLowerCase()}=${v}`).sort().join('\n');
+    return credentials(headers) === credentials(this.opts.defaultHeaders);
+  }
+
+  /**
+   * A 429. A retry-after the run can wait out (RetryAfterBudget: at most --max-retry-after, within --max-retry-wait
+   * and the deadline) is said on the terminal and, when it limits the run's own credential (`own`), holds every later
+   * request of the run, whether or not this one is repeated; the limit of another key (a check's own small plan)
+   * holds nobody else. With `retry` (RequestSpec.retry), the wait in ms before the request is sent again; a 429 that
+   * cannot be waited out is a limit, not an answer to judge: the check is skipped, saying why (allowance_exhausted:
+   * "retrying does not help"). Without it (a check that observes 429s), the 429 is returned to it.
+   */
+  private rateLimited(exchange: Exchange, retry: boolean, attempt: number, own: boolean): number | undefined {
+    const { headers, body } = exchange.response;
+    const code = platformCode(body);
+    // The platform's 429 to the run's own key is a limit of the run, whatever the check asked: never its answer.
+    const repeat = retry || (own && code !== undefined);
+    const asked = `429${code ? ` ${code}` : ''}${headers['retry-after'] === undefined ? '' : ` retry-after: ${headers['retry-after'].slice(0, 40)}`}`;
+    const who = SERVICE_NAME[this.opts.service];
+    const cannotJudge = (why: string) => {
+      const reason = `${who} answered ${asked}; ${why}; the check cannot be judged (a 429 is a limit of the run, not an answer to the rule)`;
+      return this.opts.service === 'control' ? new SetupFailed(reason, exchange) : new Skipped(reason);
+    };
+    const ms = code === 'allowance_exhausted' ? undefined : retryAfterMs(headers['retry-after']);
+    if (ms === undefined) {
+      if (!repeat || code === undefined) return undefined; // not a limit the suite recognises: judged as any answer
+      this.opts.record(exchange);
+      throw cannotJudge(code === 'allowance_exhausted' ? 'the key\'s monthly allowance is spent and retrying does not help' : 'it gives no usable retry-after');
+    }
+    if (!repeat && !own) return undefined; // observed, and nobody else waits for another key's limit
+    const grant = (this.opts.retryAfter ?? retryAfterBudget()).grant(ms);
+    if (grant.granted) {
+      if (own) this.opts.pacer?.holdFor(ms);
+      // Requests in flight together meet the same limit: only a wait that adds a second or more is said.
+      if (grant.extraMs >= 1000) {
+        (this.opts.announce ?? defaultAnnounce)(`waiting ${Math.ceil(ms / 1000)} s: ${who} asked for it (${escapeControls(asked)})`);
+      }
+    }
+    if (!repeat) return undefined;
+    if (grant.granted && attempt <= MAX_RETRIES) return ms;
+    this.opts.record(exchange);
+    throw cannotJudge(grant.granted ? `still limited after ${attempt} attempts` : `not waited out: ${grant.reason}`);
+  }
+
+  /**
+   * No whole answer: a failure of the rule the request checks (its operation's), saying whether an answer began; a
+   * precondition of the run when no connection could be made, and for the control API (the suite's own).
+   */
+  private transportFailure(e: TransportError, path: string, operationId: string | undefined, sent: Exchange['request'],
+    started: number, attempt: number, timeoutMs: number, maxBodyBytes: number): Error {
+    if (e.kind === 'unreachable' || e.kind === 'unsent') return new SetupFailed(`${sent.method} ${sent.url} could not be sent: ${e.message}`);
+    let exchange: Exchange | undefined;
+    if (e.head) {
+      const mediaType = e.head.headers['content-type']?.split(';')[0]?.trim().toLowerCase() || undefined;
+      exchange = {
+        service: this.opts.service, operationId, request: sent, durationMs: Date.now() - started, attempts: attempt,
+        response: { ...e.head, mediaType, raw: Buffer.alloc(0), body: undefined, decodeError: e.message },
+      };
+      this.opts.record(exchange);
+    }
+    const what = `${sent.method} ${path}`;
+    if (this.opts.service === 'control') return new SetupFailed(`control ${what}: ${e.message}`, exchange);
+    const documented = e.kind === 'timeout' ? `an answer to ${what} within ${timeoutMs} ms (--timeout)`
+      : e.kind === 'too-large' ? `an answer to ${what} whose body fits in ${maxBodyBytes} bytes (--max-body-bytes)`
+        : `an HTTP answer to ${what}`;
+    const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
+    return new ConformanceFailure(rule, { documented, received: e.message, exchange });
   }
 
   /** Check status, media type and body against the spec; violations are reported, not thrown. */
@@ -262,7 +412,8 @@ export class ServiceClient {
       this.opts.violation({ rule: op.rule, detail: { documented: `a ${mediaType} body that decodes`, received: decodeError, exchange } });
       return;
     }
-    const value = mediaType === 'application/vnd.msgpack' ? normalizeMsgpack(body) : body;
+    // Quote service: a MessagePack public key may be 32 raw bytes, read as its base58 string (Q-ENC-009).
+    const value = mediaType === 'application/vnd.msgpack' ? normalizeMsgpack(this.opts.service === 'quotes' ? pubkeysAsBase58(body) : body) : body;
     const result = validateResponse(this.opts.service, operationId, status, mediaType, value);
     if (!result.documentedStatus) {
       this.opts.violation({

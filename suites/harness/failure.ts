@@ -69,8 +69,13 @@ function show(value: unknown): string {
   }
 }
 
-function truncate(text: string, max = 2000): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+/**
+ * `text` redacted, then cut to `max` characters: redaction comes first, so a cut never leaves a piece of a secret
+ * too short to be recognised as one (redact.ts).
+ */
+function shorten(text: string, max = 2000): string {
+  const shown = redact(text);
+  return shown.length > max ? `${shown.slice(0, max)}… (${shown.length - max} more characters)` : shown;
 }
 
 /** The multi-line explanation of a failure: rule, documented, received, exchange, reproduction, seed. */
@@ -78,7 +83,7 @@ export function formatFailure(f: ConformanceFailure, checkName: string, ruleStat
   const lines = [`FAIL ${f.rule} in check "${checkName}"`];
   if (ruleStatement) lines.push(`  rule:       ${ruleStatement}`);
   lines.push(`  documented: ${f.detail.documented}`);
-  if (f.detail.received !== undefined) lines.push(`  received:   ${truncate(show(f.detail.received)).replace(/\n/g, '\n              ')}`);
+  if (f.detail.received !== undefined) lines.push(`  received:   ${shorten(show(f.detail.received)).replace(/\n/g, '\n              ')}`);
   const ex = f.detail.exchange;
   if (ex) {
     lines.push(`  exchange:   ${ex.request.method} ${ex.request.url} -> ${ex.response.status}` +
@@ -87,7 +92,7 @@ export function formatFailure(f: ConformanceFailure, checkName: string, ruleStat
   }
   if (f.property) {
     lines.push(`  seed:       ${f.property.seed}` + (f.property.path ? `  path: ${f.property.path}` : ''));
-    if (f.property.counterexample !== undefined) lines.push(`  counterexample: ${truncate(show(f.property.counterexample), 600)}`);
+    if (f.property.counterexample !== undefined) lines.push(`  counterexample: ${shorten(show(f.property.counterexample), 600)}`);
     lines.push(`  replay:     npm run conformance -- --seed ${f.property.seed} --grep '${checkName}'`);
   }
   return redact(lines.join('\n'));

@@ -4,6 +4,7 @@ import type { Check } from './check.ts';
 import { decidingIds, loadCatalogue, type Rule } from './rules.ts';
 import type { CheckResult } from './runner.ts';
 import { redact } from './redact.ts';
+import { escapeControls, escapeControlsDeep, escapeControlsInJson } from './terminal.ts';
 import type { Capability, Profile, Verdict } from './types.ts';
 
 export type RuleVerdict = Verdict | 'not-run' | 'uncovered';
@@ -25,6 +26,8 @@ export interface RuleRow {
   area: string;
   level: Rule['level'];
   basis: Rule['basis'];
+  /** the assumptions the rule's exercise rests on (assumptions.ts), when its exercise is assumed */
+  assumes?: string[];
   observe: Rule['observe'];
   statement: string;
   checks: Array<{ name: string; verdict: Verdict; gating: boolean; message?: string }>;
@@ -43,6 +46,8 @@ export interface Matrix {
     gatingFailures: number;
     nonGatingFailures: number;
     rules: { total: number; covered: number } & Partial<Record<RuleVerdict, number>>;
+    /** the suite's assumptions the target confirmed and rejected, as labels, with the number of checks that saw it */
+    assumptions: { confirmed: Record<string, number>; rejected: Record<string, number> };
   };
   coverage: CoverageRow[];
   rules: RuleRow[];
@@ -92,7 +97,7 @@ export function buildMatrix(results: CheckResult[], allChecks: readonly Check[],
   const { rows, uncovered } = coverage(allChecks);
   const uncoveredSet = new Set(uncovered);
   const ruleRows: RuleRow[] = [...rules.values()].map((rule) => ({
-    id: rule.id, service: rule.service, area: rule.area, level: rule.level, basis: rule.basis, observe: rule.observe,
+    id: rule.id, service: rule.service, area: rule.area, level: rule.level, basis: rule.basis, ...(rule.assumes ? { assumes: [...rule.assumes] } : {}), observe: rule.observe,
     statement: rule.statement,
     checks: citingResults(rule, results).map((r) => ({
       name: r.check, verdict: r.verdict, gating: r.gating, message: r.verdict === 'pass' ? undefined : r.message,
@@ -106,19 +111,45 @@ export function buildMatrix(results: CheckResult[], allChecks: readonly Check[],
   for (const row of ruleRows) ruleCounts[row.verdict] = (ruleCounts[row.verdict] ?? 0) + 1;
   return {
     suite: { name: 'solana-trading-conformance', version },
-    run,
+    // The target's /api/v1/info is shown as the check results are: control characters written out (terminal.ts).
+    run: { ...run, target: { ...run.target, info: escapeControlsDeep(run.target.info) } },
     summary: {
       verdict: gatingFailures > 0 ? 'fail' : interrupted ? 'interrupted' : 'pass',
       checks,
       gatingFailures,
       nonGatingFailures: checks.fail - gatingFailures,
       rules: { total: ruleRows.length, covered: ruleRows.length - uncovered.length, ...ruleCounts },
+      assumptions: assumptionCounts(results),
     },
     coverage: rows,
     rules: ruleRows,
     uncovered,
     checks: results,
   };
+}
+
+/** How many checks saw the target confirm, and reject, each of the suite's assumptions (assumptions.ts labels). */
+function assumptionCounts(results: CheckResult[]): Matrix['summary']['assumptions'] {
+  const counts: Matrix['summary']['assumptions'] = { confirmed: {}, rejected: {} };
+  for (const r of results) {
+    for (const kind of ['confirmed', 'rejected'] as const) {
+      for (const label of r.assumptions?.[kind] ?? []) counts[kind][label] = (counts[kind][label] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+/** One line on the assumptions: which the target confirmed (their rules gate) and rejected (their checks skipped). */
+function assumptionsLine(m: Matrix): string {
+  const list = (counts: Record<string, number>) => Object.entries(counts ?? {}).sort().map(([label, n]) => `${label} (${n})`).join(', ') || 'none';
+  const a = m.summary.assumptions ?? { confirmed: {}, rejected: {} };
+  return `Assumptions confirmed by the target (checks): ${list(a.confirmed)}. Rejected (those checks skipped): ${list(a.rejected)}. ` +
+    'A documented rule whose exercise rests on assumptions gates once its check saw them confirmed.';
+}
+
+/** The basis column: `documented`, `assumed`, or `documented, exercise assumed: …`. */
+function basisOf(r: RuleRow): string {
+  return r.assumes ? `${r.basis}, exercise assumed: ${r.assumes.join(', ')}` : r.basis;
 }
 
 function pct(n: number, d: number): string {
@@ -162,6 +193,8 @@ export function renderMarkdown(m: Matrix): string {
     `**Checks:** ${Object.entries(m.summary.checks).map(([k, v]) => `${v} ${k}`).join(', ')}. ` +
       `**Gating failures:** ${m.summary.gatingFailures}. **Non-gating failures:** ${m.summary.nonGatingFailures}.`,
     '',
+    assumptionsLine(m),
+    '',
     `**Rules:** ${m.summary.rules.total}, covered by at least one check: ${m.summary.rules.covered} (${pct(m.summary.rules.covered, m.summary.rules.total)}). ` +
       VERDICT_ORDER.filter((v) => m.summary.rules[v]).map((v) => `${m.summary.rules[v]} ${v}`).join(', ') + '.',
     '',
@@ -186,10 +219,10 @@ export function renderMarkdown(m: Matrix): string {
   }
   lines.push('## Rules', '', '| Rule | Level | Basis | Verdict | Checks | Statement |', '|---|---|---|---|---|---|');
   for (const r of m.rules) {
-    lines.push(`| ${r.id} | ${r.level} | ${r.basis} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${c.verdict}`).join('; '))} | ${cell(r.statement)} |`);
+    lines.push(`| ${r.id} | ${r.level} | ${basisOf(r)} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${c.verdict}`).join('; '))} | ${cell(r.statement)} |`);
   }
   if (m.uncovered.length) lines.push('', `## Uncovered rules (${m.uncovered.length})`, '', m.uncovered.join(', '));
-  return redact(lines.join('\n')) + '\n';
+  return escapeControls(redact(lines.join('\n'))) + '\n';
 }
 
 const COLORS: Record<RuleVerdict, string> = {
@@ -199,7 +232,7 @@ const COLORS: Record<RuleVerdict, string> = {
 export function renderHtml(m: Matrix): string {
   const t = m.run.target;
   const badge = (v: RuleVerdict | 'interrupted') => `<span class="b" style="background:${COLORS[v === 'interrupted' ? 'skipped' : v]}">${v}</span>`;
-  const rows = m.rules.map((r) => `<tr class="v-${r.verdict}"><td><code>${r.id}</code></td><td>${r.level}</td><td>${r.basis}</td><td>${badge(r.verdict)}</td>` +
+  const rows = m.rules.map((r) => `<tr class="v-${r.verdict}"><td><code>${r.id}</code></td><td>${r.level}</td><td>${esc(basisOf(r))}</td><td>${badge(r.verdict)}</td>` +
     `<td>${r.checks.map((c) => `<div>${esc(c.name)}: ${badge(c.verdict)}${c.message && c.verdict !== 'pass' ? `<details><summary>details</summary><pre>${esc(c.message)}</pre></details>` : ''}</div>`).join('')}</td>` +
     `<td>${esc(r.statement)}</td></tr>`).join('\n');
   const tallied = tallies(m);
@@ -219,6 +252,7 @@ ${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}
 <tr><th>Specs</th><td>${Object.entries(m.run.specHashes).map(([f, h]) => `${esc(f)} <code>${h.slice(0, 12)}</code>`).join('<br>')}</td></tr>
 <tr><th>/api/v1/info</th><td><pre>${esc(JSON.stringify(t.info ?? null, null, 1))}</pre></td></tr></table>
 <p><b>Checks:</b> ${Object.entries(m.summary.checks).map(([k, v]) => `${v} ${k}`).join(', ')}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
+<p>${esc(assumptionsLine(m))}</p>
 <p><b>Rules:</b> ${m.summary.rules.total}; covered by a check: ${m.summary.rules.covered} (${pct(m.summary.rules.covered, m.summary.rules.total)}).</p>
 <h2>Coverage</h2><table><tr><th>Service</th><th>Area</th><th>Rules</th><th>Covered</th><th></th></tr>${cov}</table>
 ${badInputs}<h2>Rules</h2><div id="f">Show: <select onchange="for(const r of document.querySelectorAll('#rules tbody tr'))r.hidden=this.value&&!r.classList.contains('v-'+this.value)">
@@ -227,13 +261,16 @@ ${badInputs}<h2>Rules</h2><div id="f">Show: <select onchange="for(const r of doc
 ${rows}
 </tbody></table></body></html>
 `;
-  return redact(html);
+  return escapeControls(redact(html));
 }
 
-/** Write matrix.json, matrix.md and matrix.html into `dir`. */
+/**
+ * Write matrix.json, matrix.md and matrix.html into `dir`: redacted, and with no control character of the target raw
+ * (its /api/v1/info is in the header; the results' texts are escaped where they were made, runner.ts).
+ */
 export function writeMatrix(dir: string, m: Matrix): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'matrix.json'), redact(JSON.stringify(m, null, 2)) + '\n');
+  writeFileSync(join(dir, 'matrix.json'), escapeControlsInJson(redact(JSON.stringify(m, null, 2))) + '\n');
   writeFileSync(join(dir, 'matrix.md'), renderMarkdown(m));
   writeFileSync(join(dir, 'matrix.html'), renderHtml(m));
 }

@@ -1,9 +1,12 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
 /**
  * The request budget of a run, obeyed by every request the harness sends (suites/harness/client.ts):
  * - `Pacer`: at most `maxRps` requests per second leave this process, whatever check sends them (--max-rps);
  * - `ConcurrencyLimit`: at most `max` requests are in flight at once (--max-concurrency);
  * - a 429 with a usable retry-after holds every later request of the run until it has passed (`Pacer.holdFor`).
- * Conformance files run one at a time in one worker, so one of each per process is the whole budget.
+ * Conformance files run one at a time, each in a process of its own, so one of each per process is the whole budget
+ * at any moment. What must last the whole run (the retry-after wait spent) is kept in a file (RetryAfterBudget).
  */
 export class Pacer {
   private next = 0;
@@ -111,4 +114,96 @@ export function concurrencyLimitFor(max: number): ConcurrencyLimit {
   let limit = limits.get(max);
   if (!limit) limits.set(max, (limit = new ConcurrencyLimit(max)));
   return limit;
+}
+
+/**
+ * How far a run goes, whatever the target does (README, "Safe to point at staging"): the largest body it reads, the
+ * longest retry-after it waits out, the total time it waits for retry-after, and the run's deadline. Set once per
+ * process from the run's options (`configureBounds`, target.ts); the defaults apply until then.
+ */
+export interface RunBounds {
+  /** The largest response body read, in bytes (--max-body-bytes); a larger one is a failure of the rule. */
+  maxBodyBytes: number;
+  /** The longest retry-after waited out, in ms (--max-retry-after). */
+  maxRetryAfterMs: number;
+  /** The total time the run may wait for retry-after, in ms (--max-retry-wait). */
+  maxRetryWaitMs: number;
+  /** When the run must stop, epoch ms (--max-duration); no retry-after wait reaches past it. */
+  deadlineAt?: number;
+  /**
+   * A file the run's processes share, holding the retry-after wait spent so far (conformance files run one after
+   * another, each in a process of its own); in memory when absent.
+   */
+  retryWaitFile?: string;
+}
+
+export const DEFAULT_BOUNDS: RunBounds = { maxBodyBytes: 8 * 1024 * 1024, maxRetryAfterMs: 65_000, maxRetryWaitMs: 300_000 };
+
+/** A retry-after wait granted (`extraMs`: how much it added to the waits already under way), or why not. */
+export type RetryAfterGrant = { granted: true; extraMs: number } | { granted: false; reason: string };
+
+/**
+ * The run's retry-after waits: each within --max-retry-after and before the deadline, all together within
+ * --max-retry-wait. Waits that overlap (requests in flight at once meeting the same limit) are charged once: a wait is
+ * charged only for the time it adds after the latest end of the waits granted before it.
+ */
+export class RetryAfterBudget {
+  private until = 0;
+  private spentInMemory = 0;
+
+  constructor(private readonly bounds: RunBounds, private readonly now = () => Date.now()) {}
+
+  /** The retry-after wait spent by the run so far, ms. */
+  get spentMs(): number {
+    const file = this.bounds.retryWaitFile;
+    if (!file) return this.spentInMemory;
+    try {
+      const spent = Number(readFileSync(file, 'utf8'));
+      return Number.isFinite(spent) ? spent : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private set spent(ms: number) {
+    if (this.bounds.retryWaitFile) writeFileSync(this.bounds.retryWaitFile, String(ms));
+    else this.spentInMemory = ms;
+  }
+
+  /** May the run wait `ms` for a retry-after? A granted wait is charged at once. */
+  grant(ms: number): RetryAfterGrant {
+    const { maxRetryAfterMs, maxRetryWaitMs, deadlineAt } = this.bounds;
+    const now = this.now();
+    if (ms > maxRetryAfterMs) return { granted: false, reason: `longer than --max-retry-after ${seconds(maxRetryAfterMs)} s` };
+    if (deadlineAt !== undefined && now + ms > deadlineAt) return { granted: false, reason: 'waiting would pass the run\'s deadline (--max-duration)' };
+    const extraMs = Math.max(0, now + ms - Math.max(this.until, now));
+    const spent = this.spentMs;
+    if (spent + extraMs > maxRetryWaitMs) {
+      return { granted: false, reason: `the run already waited ${seconds(spent)} s for retry-after, its budget is ${seconds(maxRetryWaitMs)} s (--max-retry-wait)` };
+    }
+    this.until = Math.max(this.until, now + ms);
+    this.spent = spent + extraMs;
+    return { granted: true, extraMs };
+  }
+}
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+let bounds: RunBounds = DEFAULT_BOUNDS;
+let retryAfter = new RetryAfterBudget(bounds);
+
+/** Set the bounds of the run in this process (the main process and each worker). */
+export function configureBounds(given: Partial<RunBounds> = {}): void {
+  bounds = { ...DEFAULT_BOUNDS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  retryAfter = new RetryAfterBudget(bounds);
+}
+
+/** The bounds of the run in this process. */
+export function runBounds(): RunBounds {
+  return bounds;
+}
+
+/** The process-wide retry-after budget of the run. */
+export function retryAfterBudget(): RetryAfterBudget {
+  return retryAfter;
 }

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { Assumption } from './assumptions.ts';
 import type { Basis, Capability, Level } from './types.ts';
 
 export interface Rule {
@@ -14,6 +15,12 @@ export interface Rule {
   observe: 'any' | 'capability' | 'opportunistic';
   capabilities: Capability[];
   unknown?: string;
+  /**
+   * `assumed`: the rule's content is documented (`basis: documented`) but the way to exercise it rests on the suite's
+   * assumptions named by `assumes` (assumptions.ts); absent: nothing of the exercise is assumed.
+   */
+  exercise?: 'assumed';
+  assumes?: Assumption[];
   /**
    * The rule states the same fact as these rules together, and is checked and proven through them: it is covered
    * when they are, and takes their verdict. Such a rule is cited by no check and named by no mutant.
@@ -58,7 +65,13 @@ export function loadCatalogue(dir = RULES_DIR): Catalogue {
   return catalogue;
 }
 
-/** Does a failure of this rule fail the gate? Only `must` rules, and `assumed` ones only with --strict. */
-export function isGating(rule: Rule, strict: boolean): boolean {
-  return rule.level === 'must' && (rule.basis === 'documented' || strict);
+/**
+ * Does a failure of this rule fail the gate? Only `must` rules: a documented one, once the check that failed it saw the
+ * target confirm every assumption its exercise rests on (`holds`, assumptions.ts); an `assumed` one only with --strict
+ * (and with --strict every `must` rule gates).
+ */
+export function isGating(rule: Rule, strict: boolean, holds: (assumption: Assumption) => boolean = () => false): boolean {
+  if (rule.level !== 'must') return false;
+  if (strict) return true;
+  return rule.basis === 'documented' && (rule.assumes ?? []).every(holds);
 }

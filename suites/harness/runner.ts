@@ -2,7 +2,8 @@ import { CheckContext, type Check } from './check.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, SetupFailed, Skipped, Unsupported, formatFailure } from './failure.ts';
 import { redact } from './redact.ts';
-import { isGating, loadCatalogue } from './rules.ts';
+import { escapeControls } from './terminal.ts';
+import { isGating, loadCatalogue, type Rule } from './rules.ts';
 import { profileIncludes, type Basis, type Level, type TargetEnv, type Verdict } from './types.ts';
 import { toCurl } from './curl.ts';
 
@@ -31,6 +32,8 @@ export interface CheckResult {
   tally?: Record<string, number>;
   /** redacted reproductions of the exchanges, kept for failures */
   reproductions?: string[];
+  /** the suite's assumptions the target confirmed or rejected in this check (assumptions.ts), as labels */
+  assumptions?: { confirmed?: string[]; rejected?: string[] };
 }
 
 function summarize(exchanges: Exchange[]): string[] {
@@ -38,17 +41,25 @@ function summarize(exchanges: Exchange[]): string[] {
 }
 
 /**
- * Every text of a result, redacted once more at the end: a result leaves the worker it ran in (vitest task meta, a
- * thrown error, a skip reason, an Allure attachment), and the secrets minted during the check (control.ts) are
- * registered only here, in this process.
+ * Every text of a result, redacted once more at the end and with the target's control characters escaped: a result
+ * leaves the worker it ran in (vitest task meta, a thrown error, a skip reason, an Allure attachment), and the secrets
+ * minted during the check (control.ts) are registered only here, in this process.
  */
 function redacted(result: CheckResult): CheckResult {
+  const clean = (text: string) => escapeControls(redact(text));
   return {
     ...result,
-    notes: result.notes.map(redact),
-    ...(result.message === undefined ? {} : { message: redact(result.message) }),
-    ...(result.reproductions === undefined ? {} : { reproductions: result.reproductions.map(redact) }),
+    notes: result.notes.map(clean),
+    ...(result.message === undefined ? {} : { message: clean(result.message) }),
+    ...(result.reproductions === undefined ? {} : { reproductions: result.reproductions.map(clean) }),
   };
+}
+
+/** Why a documented `must` rule's failure does not gate: the assumptions of its exercise this check did not see confirmed. */
+function unconfirmed(rule: Rule, gating: boolean, t: CheckContext): string {
+  const open = (rule.assumes ?? []).filter((a) => !t.assumptions.holds(a));
+  if (gating || rule.level !== 'must' || rule.basis !== 'documented' || open.length === 0) return '';
+  return `\n  not gating: the way to exercise ${rule.id} rests on ${open.join(', ')}, which the target did not confirm in this check`;
 }
 
 /** Run one check against the target described by `env` and decide its verdict (STYLE.md 4). */
@@ -91,21 +102,24 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     outcome = new ConformanceFailure(violation.rule, violation.detail);
   }
 
+  const assumptions = t.assumptions.summary();
   const measured = {
     notes: t.notes.map(redact),
     requests: t.exchanges.length,
     waitMs: t.exchanges.reduce((sum, e) => sum + e.durationMs, 0),
     durationMs: Date.now() - started,
     ...(t.tally && Object.keys(t.tally).length > 0 ? { tally: { ...t.tally } } : {}),
+    ...(Object.keys(assumptions).length > 0 ? { assumptions } : {}),
   };
   if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false };
   if (outcome instanceof ConformanceFailure) {
     const rule = catalogue.rules.get(outcome.rule);
     if (!rule) throw new Error(`check "${check.name}" failed on ${outcome.rule}, which is not in specs/rules`);
+    const gating = isGating(rule, env.strict, (a) => t.assumptions.holds(a));
     return {
       ...base, ...measured, verdict: 'fail', rule: rule.id, level: rule.level, basis: rule.basis,
-      gating: isGating(rule, env.strict), assertionsHeld,
-      message: formatFailure(outcome, check.name, rule.statement) + (outcome.property ? '' : `\n  seed:       ${env.seed}`),
+      gating, assertionsHeld,
+      message: formatFailure(outcome, check.name, rule.statement) + (outcome.property ? '' : `\n  seed:       ${env.seed}`) + unconfirmed(rule, gating, t),
       reproductions: summarize(t.exchanges),
     };
   }

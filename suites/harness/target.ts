@@ -1,6 +1,9 @@
 import { request } from 'undici';
+import { boundedRequest } from './client.ts';
 import { ControlAdapter } from './control.ts';
 import { SetupFailed } from './failure.ts';
+import { parseJsonExact } from './json-exact.ts';
+import { configureBounds, runBounds, type RunBounds } from './pacer.ts';
 import { registerSecret } from './redact.ts';
 import { CREDENTIAL_ENV, type Capability, type Credentials, type Profile, type TargetEnv } from './types.ts';
 
@@ -19,7 +22,12 @@ export interface TargetConfig {
   maxConcurrency?: number;
   expectedProviders: number;
   credentials: Credentials;
+  /** How far the run goes whatever the target does (--max-body-bytes, --max-retry-after, ...); defaults when absent. */
+  bounds?: Partial<RunBounds>;
 }
+
+/** A prepared target; `bounds` travels with it into the workers (applyEnvBounds). */
+export type PreparedTarget = TargetEnv & Pick<TargetConfig, 'bounds'>;
 
 /** The target could not be reached at all: exit code 3. */
 export class TargetUnreachable extends Error {
@@ -61,7 +69,8 @@ export async function probe(url: string, timeoutMs: number): Promise<void> {
   try {
     const signal = AbortSignal.timeout(timeoutMs);
     const res = await request(url, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    await res.body.dump();
+    // The status line and headers are the answer: the body is not read (it may be huge, or drip).
+    res.body.on('error', () => {}).destroy();
   } catch (e) {
     throw new TargetUnreachable(`${url} could not be reached: ${unreachableReason(e, timeoutMs)}`);
   }
@@ -71,7 +80,8 @@ export async function probe(url: string, timeoutMs: number): Promise<void> {
  * Make a run's target environment: check that every URL answers, read the control API's capabilities, and
  * provision the credentials the environment does not supply when the target can (tenants, quote-keys).
  */
-export async function prepareTarget(config: TargetConfig): Promise<TargetEnv> {
+export async function prepareTarget(config: TargetConfig): Promise<PreparedTarget> {
+  configureBounds(config.bounds);
   const probeTimeout = Math.min(config.timeoutMs, 10_000);
   await probe(`${config.ordersUrl.replace(/\/$/, '')}/health`, probeTimeout);
   await probe(`${config.quotesUrl.replace(/\/$/, '')}/api/v1/info`, probeTimeout);
@@ -102,23 +112,30 @@ export async function prepareTarget(config: TargetConfig): Promise<TargetEnv> {
   for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
     registerSecret(credentials[field], name);
   }
-  const env: TargetEnv = { ...config, gatewayUrl, capabilities, credentials };
+  const env: PreparedTarget = { ...config, gatewayUrl, capabilities, credentials };
   env.info = await readInfo(env);
   return env;
 }
 
-/** The target's /api/v1/info, for the report header; undefined when it cannot be read. */
+/**
+ * The target's /api/v1/info, for the report header; undefined when it cannot be read whole within --timeout and
+ * --max-body-bytes, or does not decode (the info checks judge it).
+ */
 async function readInfo(env: TargetEnv): Promise<unknown> {
   if (!env.credentials.quotesApiKey) return undefined;
   try {
-    const res = await request(`${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, {
-      headers: { 'x-api-key': env.credentials.quotesApiKey, accept: 'application/json' }, headersTimeout: env.timeoutMs,
-    });
-    const text = await res.body.text();
-    return res.statusCode === 200 ? JSON.parse(text) : undefined;
+    const answer = await boundedRequest(`${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, {
+      method: 'GET', headers: { 'x-api-key': env.credentials.quotesApiKey, accept: 'application/json' },
+    }, env.timeoutMs, runBounds().maxBodyBytes);
+    return answer.status === 200 ? parseJsonExact(answer.raw.toString('utf8')) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The bounds of the run, in a worker the target crossed into (suites/harness/vitest.ts). */
+export function applyEnvBounds(env: PreparedTarget): void {
+  configureBounds(env.bounds);
 }
 
 /** Secrets of a TargetEnv that crossed into a worker must be registered there too. */

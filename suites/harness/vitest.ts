@@ -3,7 +3,7 @@ import * as allure from 'allure-js-commons';
 import type { Check } from './check.ts';
 import { loadCatalogue } from './rules.ts';
 import { runCheck, type CheckResult } from './runner.ts';
-import { registerEnvSecrets } from './target.ts';
+import { applyEnvBounds, registerEnvSecrets } from './target.ts';
 import type { TargetEnv } from './types.ts';
 
 declare module 'vitest' {
@@ -46,6 +46,7 @@ export function describeChecks(title: string, checks: readonly Check[]): void {
         const env = inject('target');
         if (!secretsRegistered) {
           registerEnvSecrets(env);
+          applyEnvBounds(env);
           secretsRegistered = true;
         }
         const running = runCheck(check, env);

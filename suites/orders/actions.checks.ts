@@ -329,6 +329,8 @@ export const cancelWithWithdraw = defineCheck({
     const foreign = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: stranger });
     const paid = typeof dataOf(foreign)?.transaction === 'string' ? decodeTransaction(dataOf(foreign)?.transaction as string) : undefined;
     const toStranger = paid ? depositedTo(paid, stranger, String(created.intent.data.inputMint)).amount : 0n;
+    // A transaction found where the suite assumes it (data.transaction, UNKNOWNS O12) confirms that place.
+    if (paid) t.confirm('withdrawal-transaction');
     t.expect('OA-CANCEL-012', is4xx(foreign) || (foreign.response.status === 500 && errorCode(foreign) === 'WITHDRAWAL_BUILD_FAILED') || (is2xx(foreign) && toStranger === 0n), {
       documented: 'a foreign userPubkey: a 4xx, 500 WITHDRAWAL_BUILD_FAILED, or a 2xx whose transaction pays nothing to that key', received: { answer: failureOf(foreign), paidToForeignKey: toStranger.toString() }, exchange: foreign,
     });

@@ -17,15 +17,13 @@ import {
  * The auth matrix (Authentication 3 and Errors, Auth and tenancy): every operation of the orders spec, each way a
  * request can miss its credentials.
  *
- * Operations a target does not serve at all. A deployment under construction (the reference server among them)
- * answers `404 NOT_FOUND` on a route it has not built yet, before any auth layer. The document gives no answer for
- * an operation that does not exist, so a 404 is not an auth answer this matrix can judge: an operation is judged
- * only when it is *served*, i.e. when at least one of its probes (the case under test, or the request with every
- * credential the tier needs) answers something other than `404 NOT_FOUND`. Unserved operations are noted; when no
- * operation is served the check is skipped, never passed.
+ * Every operation is judged. The document defines each of them, so a target serves each: a `404 NOT_FOUND` is never
+ * taken for "not served" from an error answer (a target answering 404 where the Errors table gives 401 UNAUTHORIZED
+ * fails the rule). After a 404 that fails, the failure says whether the operation answers a valid request at all: a
+ * target that does not serve it is reported so, and does not pass.
  *
- * Path ids. A random id answers 404 even on a served route, so a target that skipped auth on it and answered 404 would
- * look "not served". GET operations therefore take real order ids where the tenant has orders (its partner report,
+ * Path ids. A random id answers 404 on a served route once auth passed, so a target that skipped auth on it would
+ * answer 404 where the rule wants 401: still a failure, but a vaguer one. GET operations therefore take real order ids where the tenant has orders (its partner report,
  * read once per check; nothing is created), and the cross-tenant check uses the orders it creates itself. Writes keep
  * random ids in the matrix: a probe never acts on a real order it did not create.
  *
@@ -112,13 +110,6 @@ function validateAuthAnswer(t: CheckContext, m: MatrixOperation, ex: Exchange): 
   }
 }
 
-/** The request with every credential the tier needs, except that a user-scoped one names a never-onboarded sub. */
-function servedProbeHeaders(t: CheckContext, m: MatrixOperation): Record<string, string | undefined> {
-  return m.tier === 'user-scoped'
-    ? { 'X-Service-Key': t.env.credentials.ordersApiKey, 'X-Service-User': randomToken('never-onboarded') }
-    : { 'X-Service-Key': t.env.credentials.ordersApiKey, 'X-Service-User': undefined };
-}
-
 interface MatrixCase {
   name: string;
   rule: string;
@@ -145,36 +136,58 @@ interface Judgement {
   authAnswer: boolean;
 }
 
+/** A sub onboarded by this check, for the valid requests of servedAtAll (full only: onboarding is a write). */
+const validSubs = new WeakMap<CheckContext, string | null>();
+
+async function validSub(t: CheckContext): Promise<string | undefined> {
+  if (!validSubs.has(t)) {
+    const sub = randomToken('conformance-sub');
+    const ex = await servedRequest(t, { method: 'POST', path: '/partner/onboard', json: await correctBody(t, sub, throwawayWallet()), headers: { 'X-Service-User': undefined }, validate: false });
+    validSubs.set(t, is2xx(ex) ? sub : null);
+  }
+  return validSubs.get(t) ?? undefined;
+}
+
 /**
- * Send `send(m)` for each operation and judge the answer; a `404 NOT_FOUND` is judged only when the route is served
- * (the request with every credential the tier needs answers something else). Skipped when nothing was judged.
+ * Whether the target serves `m` at all, asked after a `404 NOT_FOUND` that fails the rule: the same operation with
+ * every credential its tier needs (a user-scoped one as a user this check onboards; readonly cannot onboard one).
+ */
+async function servedAtAll(t: CheckContext, m: MatrixOperation): Promise<string> {
+  let headers: Record<string, string | undefined> = { 'X-Service-Key': t.env.credentials.ordersApiKey, 'X-Service-User': undefined };
+  if (m.tier === 'user-scoped') {
+    if (!sendsUnsafeRequests(t.env.profile)) return 'not asked: the readonly profile onboards no user, so no valid request can be sent';
+    const sub = await validSub(t);
+    if (!sub) return 'not asked: onboarding a user for a valid request failed';
+    headers = { ...headers, 'X-Service-User': sub };
+  }
+  const valid = await probe(t, m, headers);
+  if (!isNotFound(valid)) return `yes: a valid request answers ${valid.response.status} ${String(codeOf(valid) ?? '')}`.trimEnd();
+  return '404' in m.op.responses
+    ? `unknown: a valid request with this path id answers 404 NOT_FOUND too (the id may not exist)`
+    : `no: a valid request answers 404 NOT_FOUND too: the target does not serve ${m.op.method} ${m.op.path}, an operation the document defines`;
+}
+
+/**
+ * Send `send(m)` for each operation and judge the answer. Every operation of the document is one a target serves:
+ * a `404 NOT_FOUND` is judged like any other answer, never taken for "not served" (a 404 where the Errors table gives
+ * 401 fails the rule). After such a 404 the failure says whether the target serves the operation to a valid request.
  */
 async function judgeEach(t: CheckContext, ops: readonly MatrixOperation[], j: Judgement, send: (m: MatrixOperation) => Promise<Exchange>): Promise<void> {
-  const unserved: string[] = [];
-  let judged = 0;
+  if (ops.length === 0) t.skip('this profile probes none of the operations this rule covers');
   for (const m of ops) {
     const ex = await send(m);
-    if (isNotFound(ex)) {
-      // Either the route is not served at all, or it is and answered 404 where the rule gives another answer.
-      const served = await probe(t, m, servedProbeHeaders(t, m));
-      if (isNotFound(served)) {
-        unserved.push(`${m.op.method} ${m.op.path}`);
-        continue;
-      }
-    }
-    judged++;
-    t.expect(j.rule, j.holds(ex), {
+    const holds = j.holds(ex);
+    const served = !holds && isNotFound(ex) ? { servedAtAll: await servedAtAll(t, m) } : {};
+    t.expect(j.rule, holds, {
       documented: `${m.op.method} ${m.op.path} (${m.tier}): ${j.documented}`,
-      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)' }, exchange: ex,
+      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', ...served }, exchange: ex,
     });
     if (j.authAnswer) {
       expectErrorEnvelope(t, ex);
       validateAuthAnswer(t, m, ex);
     }
   }
-  if (unserved.length > 0) t.note(`not served (404 NOT_FOUND with and without credentials), not judged: ${unserved.join(', ')}`);
-  if (judged === 0) t.skip('the target serves none of the operations this rule covers');
-  t.note(`${judged} operation(s) judged`);
+  t.note(`${ops.length} operation(s) judged`);
 }
 
 function matrixCheck(c: MatrixCase): Check {
@@ -184,7 +197,7 @@ function matrixCheck(c: MatrixCase): Check {
     rules: c.authAnswer ? [c.rule, 'OA-ENV-002'] : [c.rule],
     profile: 'readonly',
     async run(t: CheckContext) {
-      if (!t.env.credentials.ordersApiKey) t.skip('no ORDERS_API_KEY for this run: whether an operation is served cannot be told');
+      if (!t.env.credentials.ordersApiKey) t.skip('no ORDERS_API_KEY for this run: the matrix needs the run\'s valid key');
       const all = matrixOperations(await reportedOrderIds(t)).filter((o) => c.tiers.includes(o.tier));
       const ops = sendsUnsafeRequests(t.env.profile) ? all : all.filter((o) => isSafeMethod(o.op.method));
       if (ops.length < all.length) t.note(`${all.length - ops.length} write operation(s) not probed: the ${t.env.profile} profile sends safe methods only (full probes them)`);
@@ -307,10 +320,10 @@ export const subsAreScopedToTheirTenant = defineCheck({
       const me = await probe(t, matrixOperations().find((m) => m.op.path === '/me')!, { 'X-Service-Key': other.apiKey, 'X-Service-User': user.sub });
       if (is2xx(me) && dataOf(me)?.userId !== user.userId) t.skip(`the ORDERS_API_KEY_ALT tenant has a user of its own with sub ${user.sub}`);
     }
+    // Every answer is judged, a 404 too: the sub is unknown to the other tenant, which the Errors table answers 401.
     let judged = 0;
     for (const m of matrixOperations(ids, { writes: true }).filter((o) => o.tier === 'user-scoped')) {
       const ex = await probe(t, m, { 'X-Service-Key': other.apiKey, 'X-Service-User': user.sub });
-      if (isNotFound(ex)) continue; // not served, or an order the lookup did not find: nothing of the user was served
       judged++;
       t.expect('OA-AUTH-016', ex.response.status === 401 && codeOf(ex) === 'UNAUTHORIZED', {
         documented: `${m.op.method} ${m.path} with another tenant's key and sub ${user.sub} (onboarded on the run's tenant only): 401 UNAUTHORIZED`,
@@ -318,7 +331,6 @@ export const subsAreScopedToTheirTenant = defineCheck({
       });
       expectErrorEnvelope(t, ex);
     }
-    if (judged === 0) t.skip('the target serves none of the user-scoped operations (404 NOT_FOUND on each)');
     t.note(`${judged} operation(s) judged${other.alt ? ' (the other tenant: ORDERS_API_KEY_ALT)' : ''}`);
   },
 });

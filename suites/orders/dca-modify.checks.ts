@@ -16,18 +16,26 @@ import { asUser, dataOf, errorCode, is2xx } from './users.ts';
 
 export const RAISED_TOTAL = '48000000';
 
+/** PATCH /dca/{id} with the assumed body: a 2xx confirms it for this check (assumptions.ts `dca-patch`). */
 async function patchDca(t: CheckContext, user: Funded, orderId: string, config: Record<string, unknown>): Promise<Exchange> {
-  return await asUser(t, user.sub, { method: 'PATCH', path: `/dca/${orderId}`, json: { config }, retry: false });
+  t.exercise('dca-patch');
+  const ex = await asUser(t, user.sub, { method: 'PATCH', path: `/dca/${orderId}`, json: { config }, retry: false });
+  if (is2xx(ex)) t.confirm('dca-patch');
+  return ex;
 }
 
+/** POST /dca/{id}/modify/confirm: a 2xx confirms the assumed body for this check (assumptions.ts `dca-modify-confirm`). */
 export async function confirmModify(t: CheckContext, user: Funded, orderId: string, body: unknown): Promise<Exchange> {
-  return await asUser(t, user.sub, { method: 'POST', path: `/dca/${orderId}/modify/confirm`, json: body, retry: false });
+  t.exercise('dca-modify-confirm');
+  const ex = await asUser(t, user.sub, { method: 'POST', path: `/dca/${orderId}/modify/confirm`, json: body, retry: false });
+  if (is2xx(ex)) t.confirm('dca-modify-confirm');
+  return ex;
 }
 
 /** A PATCH whose answer is 400 VALIDATION_ERROR: the assumed template is not this target's (UNKNOWNS.md O8). */
 function skipIfTemplateRejected(t: CheckContext, ex: Exchange): void {
   if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
-    t.skip(`the target rejects the assumed PATCH /dca/{id} body (UNKNOWNS.md O8) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+    t.rejectAssumption('dca-patch', `the target rejects the assumed PATCH /dca/{id} body (UNKNOWNS.md O8) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
   }
 }
 
@@ -112,6 +120,9 @@ export const modifyOfTrigger = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
+    // The assumed body first, on a DCA order (or the check skips), then on a stop_loss.
+    const dca = await createOrder(t, user, intentRequest('dca'));
+    skipIfTemplateRejected(t, await patchDca(t, user, dca.orderId, { cycleFrequencySeconds: 7200 }));
     const created = await createOrder(t, user, intentRequest('stop_loss'));
     const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 7200 });
     t.expect('OA-DCA-019', ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND', { documented: '404 NOT_FOUND (DCA only)', received: failureOf(ex), exchange: ex });

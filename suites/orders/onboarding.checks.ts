@@ -5,7 +5,7 @@ import { randomToken } from '../shared/values.ts';
 import { expectErrorEnvelope } from './auth.checks.ts';
 import { runEnvironment, siwsChainId, siwsConfig, siwsNonce, siwsTemplate, type SiwsEnvironment } from './siws.ts';
 import {
-  asUser, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
+  asUser, canonicalSignIn, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
 } from './users.ts';
 
 /**
@@ -30,6 +30,8 @@ function siwsRejection(name: string, rule: string, what: string,
   return defineCheck({
     name, service: 'orders', rules: [rule, 'OA-ENV-002'], profile: 'full',
     async run(t: CheckContext) {
+      // The positive case first: the suite's canonical form signs a user in here (or the check skips).
+      await canonicalSignIn(t);
       const ex = await postOnboard(t, await make(t, randomToken('conformance-sub')));
       expectRejection(t, rule, ex, 400, codes, what);
     },
@@ -51,6 +53,10 @@ export const onboardingWorks = defineCheck({
   async run(t: CheckContext) {
     const wallet = testWallet(t);
     const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+    if (ex.response.status === 400 && errorCode(ex) === 'SIWS_INVALID') {
+      t.rejectAssumption('siws-form', `the target rejects the suite's canonical SIWS sign-in (specs/siws.yaml; CONFORMANCE_SIWS_*) with 400 SIWS_INVALID: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+    }
+    if (is2xx(ex)) t.confirm('siws-form');
     const d = dataOf(ex);
     t.expect('OA-ONB-001', is2xx(ex) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string', {
       documented: '2xx with data {userId: string, walletAddress: string}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
@@ -89,6 +95,7 @@ export const siwsWindowAccepts = defineCheck({
   profile: 'full',
   async run(t: CheckContext) {
     const wallet = testWallet(t);
+    await onboardedUser(t, wallet);
     const { exact } = await serviceNow(t);
     const tolerance = siwsConfig().limits.issuedAtToleranceSeconds;
     // With the target's clock: 60 s inside the window; with the local clock, half the window (skew margin).
@@ -240,6 +247,7 @@ export const tenantWithoutOnboarding = defineCheck({
   profile: 'full',
   needs: ['tenants'],
   async run(t: CheckContext) {
+    await canonicalSignIn(t);
     const tenant = await t.control.createTenant({ partnerOnboarding: false });
     const body = await correctBody(t, randomToken('conformance-sub'), throwawayWallet(), { environment: tenant.environment as SiwsEnvironment });
     const ex = await postOnboard(t, body, tenant.apiKey);

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, inject } from 'vitest';
 import { checkGroups } from '../index.ts';
+import { redact } from '../harness/redact.ts';
+import { escapeControlsInJson } from '../harness/terminal.ts';
 import { checksSettled, describeChecks } from '../harness/vitest.ts';
 import { cleanUpCreatedOrders, describeCleanup } from './cleanup.ts';
 
@@ -13,5 +15,5 @@ afterAll(async () => {
   await checksSettled();
   const report = await cleanUpCreatedOrders(env);
   console.log(describeCleanup(report));
-  if (process.env.CONFORMANCE_CLEANUP_FILE) writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${JSON.stringify(report, null, 2)}\n`);
+  if (process.env.CONFORMANCE_CLEANUP_FILE) writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${escapeControlsInJson(redact(JSON.stringify(report, null, 2)))}\n`);
 }, 600_000);

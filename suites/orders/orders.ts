@@ -118,8 +118,16 @@ export function depositAmount(request: IntentRequest): string {
   return String(values.orderType === 'dca' ? values.totalAmount : values.amount);
 }
 
+/**
+ * POST /orders/intent as `sub`. A body made by intentRequest rests on its type's template (assumptions.ts
+ * `intent-template`): sending it exercises the template, a 2xx confirms it for this check.
+ */
 export async function postIntent(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {
-  return await asUser(t, sub, { method: 'POST', path: '/orders/intent', json: body, headers });
+  const type = isObject(body) ? askedFor.get(body)?.orderType : undefined;
+  if (typeof type === 'string') t.exercise('intent-template', type);
+  const ex = await asUser(t, sub, { method: 'POST', path: '/orders/intent', json: body, headers });
+  if (typeof type === 'string' && is2xx(ex)) t.confirm('intent-template', type);
+  return ex;
 }
 
 export async function postConfirm(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {
@@ -148,11 +156,14 @@ export async function fundUser(t: CheckContext, wallet: string, usdcAmount = '10
   }
 }
 
-/** The assumed template was not accepted: nothing of the checks built on it can be judged (UNKNOWNS O7). */
+/**
+ * The answer to a check's positive intent: a template the target does not accept (400 VALIDATION_ERROR) is rejected
+ * for this check, which skips: nothing of the checks built on it can be judged (UNKNOWNS O7, assumptions.ts).
+ */
 export function skipIfTemplateRejected(t: CheckContext, ex: Exchange): void {
   if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
     const type = /"orderType":"([a-z_]+)"/.exec(ex.request.body ?? '')?.[1] ?? 'intent';
-    t.skip(`the target rejects the assumed ${type} intent template (UNKNOWNS.md O7) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+    t.rejectAssumption('intent-template', `the target rejects the assumed ${type} intent template (UNKNOWNS.md O7; this deployment's templates go in a file named by CONFORMANCE_ORDER_TEMPLATES) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`, type);
   }
 }
 

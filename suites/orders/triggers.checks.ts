@@ -497,16 +497,26 @@ export const ocoPricesInOrder = defineCheck({
 
 // ---- PATCH (the accepted partial fields are not shown: UNKNOWNS.md O10, default guess) ----
 
+/** A trigger-order PATCH with the assumed body: a 2xx confirms it for this type (assumptions.ts `trigger-patch`). */
 async function patch(t: CheckContext, sub: string, type: TriggerType, id: string, config: Record<string, unknown>): Promise<Exchange> {
-  return await asUser(t, sub, { method: 'PATCH', path: `${PATHS[type]}/${id}`, json: { config } });
+  t.exercise('trigger-patch', type);
+  const ex = await asUser(t, sub, { method: 'PATCH', path: `${PATHS[type]}/${id}`, json: { config } });
+  if (is2xx(ex)) t.confirm('trigger-patch', type);
+  return ex;
 }
 
 /** A valid PATCH (by the O10 guess) refused with VALIDATION_ERROR: the guess is not this target's; nothing to judge. */
 function skipIfGuessRejected(t: CheckContext, ex: Exchange): void {
   if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
-    t.skip(`the target refuses the assumed PATCH body (UNKNOWNS.md O10): ${JSON.stringify(ex.request.body).slice(0, 200)} -> ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+    const type = (Object.entries(PATHS).find(([, path]) => new URL(ex.request.url).pathname.startsWith(`${path}/`))?.[0] ?? '');
+    t.rejectAssumption('trigger-patch', `the target refuses the assumed PATCH body (UNKNOWNS.md O10): ${JSON.stringify(ex.request.body).slice(0, 200)} -> ${JSON.stringify(ex.response.body).slice(0, 300)}`, type);
   }
 }
+
+/** A valid PATCH of each type (by the O10 guess; the prices stay unreachable): the positive case of the PATCH checks. */
+const VALID_PATCH: Record<TriggerType, Record<string, unknown>> = {
+  stop_loss: { triggerPrice: '2' }, take_profit: { triggerPrice: '1000000000000000000000000000001' }, oco: { stopLossPrice: '2' },
+};
 
 export const triggerPatchAnswersTheOrder = defineCheck({
   name: 'trigger-patch-answers-the-order-without-a-transaction',
@@ -516,7 +526,7 @@ export const triggerPatchAnswersTheOrder = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
-    for (const [type, config] of [['stop_loss', { triggerPrice: '2' }], ['take_profit', { triggerPrice: '1000000000000000000000000000001' }], ['oco', { stopLossPrice: '2' }]] as const) {
+    for (const [type, config] of Object.entries(VALID_PATCH) as [TriggerType, Record<string, unknown>][]) {
       const { orderId } = await createOrder(t, user, intentRequest(type));
       const ex = await patch(t, user.sub, type, orderId, config);
       skipIfGuessRejected(t, ex);
@@ -556,6 +566,7 @@ export const ocoPatchKeepsThePriceOrder = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const { orderId, order } = await createOrder(t, user, intentRequest('oco'));
+    await patched(t, user.sub, 'oco', orderId, VALID_PATCH.oco);
     for (const stopLossPrice of [String(order.takeProfitPrice), `${String(order.takeProfitPrice)}0`]) {
       const ex = await patch(t, user.sub, 'oco', orderId, { stopLossPrice });
       t.expect('OA-TRIG-033', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
@@ -596,6 +607,7 @@ export const triggerPatchRefusesPastExpiry = defineCheck({
     const { now } = await serviceNow(t);
     for (const type of ['stop_loss', 'take_profit', 'oco'] as const) {
       const { orderId } = await createOrder(t, user, intentRequest(type));
+      await patched(t, user.sub, type, orderId, VALID_PATCH[type]);
       const ex = await patch(t, user.sub, type, orderId, { expiresAt: Math.floor(now.getTime() / 1000) - 3600 });
       t.expect('OA-TRIG-034', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
         documented: `a ${type} PATCH setting expiresAt an hour in the past answers 400 VALIDATION_ERROR`, received: failureOf(ex), exchange: ex,
@@ -644,6 +656,7 @@ export const triggerPatchRefusesATrailOutOfRange = defineCheck({
     const user = await intentUser(t, true);
     for (const type of ['stop_loss', 'take_profit', 'oco'] as const) {
       const { orderId } = await createOrder(t, user, intentRequest(type));
+      await patched(t, user.sub, type, orderId, VALID_PATCH[type]);
       for (const trailingStopBps of [0, 10_000]) {
         const ex = await patch(t, user.sub, type, orderId, { trailingStopBps });
         t.expect('OA-TRIG-040', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
@@ -668,6 +681,7 @@ export const triggerPatchRefusesBadPrices = defineCheck({
     ];
     for (const [type, config] of cases) {
       const { orderId } = await createOrder(t, user, intentRequest(type));
+      await patched(t, user.sub, type, orderId, VALID_PATCH[type]);
       const ex = await patch(t, user.sub, type, orderId, config);
       t.expect('OA-TRIG-041', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
         documented: `a ${type} PATCH ${JSON.stringify({ config })} answers 400 VALIDATION_ERROR (priceDecimals 0 to 18, prices above 0)`, received: failureOf(ex), exchange: ex,

@@ -34,9 +34,11 @@ export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Ex
 }
 
 /**
- * A request to an operation the target may not serve yet. `404 NOT_FOUND` on an operation whose documented answers
- * have no 404 means the route does not exist on this target: the check is skipped (the document gives no answer for
- * an absent operation, so nothing can be judged), never failed and never passed. Any other answer is validated.
+ * A request to an operation of the orders document, its answer validated against the spec. Every operation the
+ * document defines is one a target serves: a `404 NOT_FOUND` is judged like any other answer, never taken for "not
+ * served" (which would skip the check on an error answer, e.g. a 404 where the Errors table gives 401 for an unknown
+ * X-Service-User). Where the operation documents no 404, the answer fails OA-SHAPE-001, saying the target may not
+ * serve the operation at all.
  */
 export async function servedRequest(t: CheckContext, spec: RequestSpec): Promise<Exchange> {
   const method = (spec.method ?? 'GET').toUpperCase();
@@ -44,10 +46,15 @@ export async function servedRequest(t: CheckContext, spec: RequestSpec): Promise
   if (!op) throw new Error(`${method} ${spec.path} is no operation of the orders spec`);
   const ex = await t.orders.request({ ...spec, retry: spec.retry ?? false, validate: false, operationId: op.operationId });
   rateLimited(ex);
+  if (spec.validate === false) return ex;
   if (ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND' && !('404' in op.responses)) {
-    t.skip(`${method} ${op.path} is not served by the target (404 NOT_FOUND): nothing to judge`);
+    t.violations.push({ rule: 'OA-SHAPE-001', detail: {
+      documented: `${method} ${op.path} is an operation of the document, with no 404 among its answers: the target serves it (404 NOT_FOUND means it does not serve the operation at all, or answers it 404 where the document gives another answer)`,
+      received: { status: 404, code: 'NOT_FOUND', body: ex.response.body }, exchange: ex,
+    } });
+    return ex;
   }
-  if (spec.validate !== false) validateAgainstSpec(t, op.operationId, ex);
+  validateAgainstSpec(t, op.operationId, ex);
   return ex;
 }
 
@@ -126,14 +133,35 @@ export interface OnboardedUser {
   walletAddress: string;
 }
 
-/** Onboard the check's wallet; a failure here is a broken precondition of the check (setup-failed), not its rule. */
+/**
+ * Onboard the check's wallet; a failure here is a broken precondition of the check (setup-failed), not its rule. The
+ * canonical sign-in accepted confirms the SIWS form for this check (assumptions.ts `siws-form`).
+ */
 export async function onboardedUser(t: CheckContext, wallet: TestWallet = testWallet(t)): Promise<OnboardedUser> {
   const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
   const d = dataOf(ex);
   if (!is2xx(ex) || typeof d?.userId !== 'string' || typeof d.walletAddress !== 'string') {
     throw new SetupFailed(`onboarding ${wallet.sub} answered ${ex.response.status} ${JSON.stringify(ex.response.body)}`, ex);
   }
+  t.confirm('siws-form');
   return { sub: wallet.sub, userPubkey: wallet.keypair.publicKey.toBase58(), userId: d.userId, walletAddress: d.walletAddress };
+}
+
+/**
+ * The positive case of a check that probes the SIWS form: a canonical sign-in, of the run's wallet when there is one
+ * (onboarding it again changes nothing), else of a throwaway wallet under a fresh sub. 2xx confirms the form for this
+ * check; 400 SIWS_INVALID rejects it (the check skips: the suite's form is not this target's, set CONFORMANCE_SIWS_*).
+ */
+export async function canonicalSignIn(t: CheckContext): Promise<Exchange> {
+  const wallet = t.control.has('funding') || t.env.credentials.walletSecretKey
+    ? testWallet(t) : { keypair: throwawayWallet(), sub: randomToken('conformance-sub') };
+  const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+  if (ex.response.status === 400 && errorCode(ex) === 'SIWS_INVALID') {
+    t.rejectAssumption('siws-form', `the target rejects the suite's canonical SIWS sign-in (specs/siws.yaml; CONFORMANCE_SIWS_DOMAIN, _URI, _CHAIN_ID, _STATEMENT) with 400 SIWS_INVALID: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+  }
+  if (!is2xx(ex)) throw new SetupFailed(`a canonical sign-in of ${wallet.sub} answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
+  t.confirm('siws-form');
+  return ex;
 }
 
 /** A user-scoped request as `sub`. */

@@ -71,6 +71,20 @@ export function builtTransaction(ex: Exchange, what: string): { base64: string; 
   return { base64, tx, ex };
 }
 
+/**
+ * The transaction of a withdrawal build, its place assumed (assumptions.ts `withdrawal-transaction`): a 2xx with a
+ * transaction there confirms the assumption for this check; a 2xx without one rejects it (the check skips).
+ */
+export function confirmedBuild(t: CheckContext, ex: Exchange, what: string): { base64: string; tx: Transaction; ex: Exchange } {
+  const base64 = transactionOf(ex);
+  if (is2xx(ex) && (base64 === undefined || decodeTransaction(base64) === undefined)) {
+    t.rejectAssumption('withdrawal-transaction', `${what} answered ${ex.response.status} without a transaction under data.${TRANSACTION_FIELD} (UNKNOWNS.md O12; CONFORMANCE_WITHDRAWAL_TRANSACTION_FIELD names another field): ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+  }
+  const built = builtTransaction(ex, what);
+  t.confirm('withdrawal-transaction');
+  return built;
+}
+
 /** A cancelled DCA order of `user` whose deposit (its 36 USDC) is still in the manager. */
 export async function cancelledOrder(t: CheckContext, user: Funded): Promise<string> {
   const { orderId } = await createOrder(t, user, dcaRequest());
@@ -104,7 +118,7 @@ async function drainManager(t: CheckContext, user: Funded): Promise<void> {
   const rows = Array.isArray(dataOf(ex)?.balances) ? (dataOf(ex)!.balances as unknown[]).filter(isObject) : [];
   for (const row of rows.filter((candidate) => /^[1-9][0-9]*$/.test(String(candidate.availableToWithdraw)))) {
     const build = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey, tokenMint: row.mint } });
-    const built = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
+    const built = confirmedBuild(t, build, `POST /withdraw/transaction (${String(row.mint)})`);
     const confirm = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signedWithdrawal(built, user) } });
     if (!is2xx(confirm)) throw new SetupFailed(`POST /withdraw/confirm (${String(row.mint)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
   }
@@ -141,8 +155,9 @@ export const walletWithdrawalMax = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const { user, available } = await partlyLocked(t);
+    confirmedBuild(t, await walletWithdraw(t, user, { amount: '1000000' }), 'POST /withdraw/transaction of 1 USDC');
     const max = await walletWithdraw(t, user, {});
-    const maxTx = is2xx(max) ? decodeTransaction(transactionOf(max) ?? '') : undefined;
+    const maxTx = is2xx(max) ? confirmedBuild(t, max, 'POST /withdraw/transaction without amount').tx : undefined;
     const paid = maxTx ? depositedTo(maxTx, user.userPubkey, usdc()).amount : undefined;
     t.expect('OA-WDW-003', paid === available, {
       documented: `without amount: 2xx and a transaction paying the whole availableToWithdraw (${available}) of ${usdc()} to ${user.userPubkey}`,
@@ -161,7 +176,7 @@ export const walletWithdrawalBuilds = defineCheck({
     const { user, available } = await partlyLocked(t);
     const exact = await walletWithdraw(t, user, { amount: available.toString() });
     t.expect('OA-WDW-001', is2xx(exact), { documented: `2xx for amount ${available} = availableToWithdraw`, received: failureOf(exact), exchange: exact });
-    const { tx } = builtTransaction(exact, 'POST /withdraw/transaction');
+    const { tx } = confirmedBuild(t, exact, 'POST /withdraw/transaction');
     const toUser = depositedTo(tx, user.userPubkey, usdc());
     t.expect('OA-WDW-002', toUser.amount === available && toUser.recognised === 1, {
       documented: `one transfer of ${available} ${usdc()} to the user's external wallet ${user.userPubkey}`,
@@ -198,7 +213,7 @@ export const walletWithdrawalConfirm = defineCheck({
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
-    const built = builtTransaction(await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
+    const built = confirmedBuild(t, await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
     const ex = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signedWithdrawal(built, user) } });
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
     t.expect('OA-WDW-004', is2xx(ex) && after === before - 2_000_000n, {
@@ -273,7 +288,7 @@ export const walletWithdrawalForeignKey = defineCheck({
     const user = await withdrawUser(t);
     const foreign = throwawayWallet().publicKey.toBase58();
     const ex = await walletWithdraw(t, user, { userPubkey: foreign });
-    const tx = is2xx(ex) ? decodeTransaction(transactionOf(ex) ?? '') : undefined;
+    const tx = is2xx(ex) ? confirmedBuild(t, ex, 'POST /withdraw/transaction (a foreign userPubkey)').tx : undefined;
     const ok = (ex.response.status >= 400 && ex.response.status < 500) ||
       (tx !== undefined && depositedTo(tx, foreign, usdc()).amount === 0n && depositedTo(tx, user.userPubkey, usdc()).amount > 0n);
     t.expect('OA-WDW-011', ok, {
@@ -430,10 +445,14 @@ export const orderWithdrawalConfirm = defineCheck({
   async run(t: CheckContext) {
     const user = await withdrawUser(t, '0');
     const orderId = await cancelledOrder(t, user);
-    const built = builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
+    const built = confirmedBuild(t, await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
     abandonLater(t, user, orderId);
     const signedTx = signedWithdrawal(built, user);
     const confirm = await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/withdraw/confirm`, json: { signedTransaction: signedTx } });
+    if (confirm.response.status === 400 && ['VALIDATION_ERROR', 'BAD_REQUEST', 'MISSING_PARAMS'].includes(String(errorCode(confirm)))) {
+      t.rejectAssumption('order-withdrawal-confirm', `the target rejects the assumed order-level confirm body {signedTransaction} (UNKNOWNS.md O12) with 400 ${String(errorCode(confirm))}: ${JSON.stringify(confirm.response.body).slice(0, 300)}`);
+    }
+    if (is2xx(confirm)) t.confirm('order-withdrawal-confirm');
     if (!is2xx(confirm)) throw new SetupFailed(`POST /orders/${orderId}/withdraw/confirm answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
     const { order, ex: detail } = await orderDetail(t, user, orderId);
     t.expect('OA-OWD-005', order.withdrawalStatus === 'completed' && typeof order.withdrawalCompletedAt === 'string', {

@@ -9,8 +9,9 @@
 import type { FailureDetail } from '../harness/failure.ts';
 import { isObject, type Json } from '../shared/values.ts';
 import { KNOWN_MINT_DECIMALS, WSOL_MINT } from './fixtures.ts';
+import { describeKeyForms, keyForms } from './msgpack-keys.ts';
 import {
-  DOCUMENTED_DEFAULTS, FULL_ORDER_PPB, U64_MAX, decimal, routesOf, stepsOf, u64,
+  DOCUMENTED_DEFAULTS, FULL_ORDER_PPB, MSGPACK_TYPE, U64_MAX, decimal, routesOf, stepsOf, u64,
   type Discovery, type Judge, type QuoteCall, type QuoteParams,
 } from './quote-support.ts';
 import {
@@ -94,6 +95,7 @@ export function checkQuote(j: Judge, call: QuoteCall, d: Discovery): void {
   j.must('Q-QUOTE-001', isObject(body) && fields.every((k) => k in body),
     detail('a quote response object with id, inputMint, outputMint, amount, quotes and metadata', isObject(body) ? Object.keys(body) : body));
   if (!isObject(body)) return;
+  checkKeyForms(j, call);
   j.must('Q-QUOTE-002', typeof body.id === 'string' && body.id.trim() !== '', detail('id is a non-empty string', body.id));
   j.must('Q-QUOTE-003', body.inputMint === inputMint && body.outputMint === outputMint,
     detail(`inputMint ${inputMint} and outputMint ${outputMint} echo the request`, { inputMint: body.inputMint, outputMint: body.outputMint }));
@@ -169,6 +171,44 @@ export function checkQuote(j: Judge, call: QuoteCall, d: Discovery): void {
   for (const [provider, route] of routesOf(body)) {
     checkRoute(j, call, d, provider, route, tables);
   }
+  const extra = undocumentedFields(body);
+  if (extra.length > 0) j.note(`Q-QUOTE-011: the quote carries fields the document does not list (tolerated): ${extra.join(', ')}`);
+}
+
+/** The fields the document lists for the quote response, a route and a step. */
+const DOCUMENTED_FIELDS = {
+  quote: new Set(['id', 'inputMint', 'outputMint', 'amount', 'quotes', 'metadata', 'alts']),
+  route: new Set(['inAmount', 'outAmount', 'slippageBps', 'steps', 'instructions', 'addressLookupTables', 'contextSlot', ...ROUTE_U64, 'referenceId']),
+  step: new Set(['ammKey', 'label', 'inputMint', 'outputMint', 'inAmount', 'outAmount', 'allocPpb', 'feeMint', 'feeAmount', 'contextSlot']),
+};
+
+/** Fields of the answer the document does not list (the real service adds swapMode, priceImpactPct, platformFee, timeTaken). */
+function undocumentedFields(body: Json): string[] {
+  const found = new Set(Object.keys(body).filter((k) => !DOCUMENTED_FIELDS.quote.has(k)));
+  for (const [, route] of routesOf(body)) {
+    for (const k of Object.keys(route)) if (!DOCUMENTED_FIELDS.route.has(k)) found.add(`quotes.*.${k}`);
+    for (const step of stepsOf(route)) for (const k of Object.keys(step)) if (!DOCUMENTED_FIELDS.step.has(k)) found.add(`quotes.*.steps.*.${k}`);
+  }
+  return [...found].sort();
+}
+
+/**
+ * Public keys as written on the wire (Q-ENC-006): in MessagePack a base58 string or the key's 32 raw bytes, in JSON
+ * a base58 string. Which form a MessagePack answer uses is reported (Q-ENC-009); the other checks read binary keys
+ * as their base58 strings (bodyOf).
+ */
+function checkKeyForms(j: Judge, call: QuoteCall): void {
+  const { ex } = call;
+  const msgpack = ex.response.mediaType === MSGPACK_TYPE;
+  const { forms, malformed } = keyForms(ex.response.body);
+  j.must('Q-ENC-006', malformed.length === 0, {
+    documented: msgpack
+      ? 'every public key of a MessagePack answer is a base58 string or a 32-byte binary (the bytes of the key)'
+      : 'every public key of a JSON answer is a base58 string',
+    received: malformed.slice(0, 5), exchange: ex,
+  });
+  const note = msgpack ? describeKeyForms(forms, `GET ${new URL(ex.request.url).pathname} in MessagePack`) : undefined;
+  if (note) j.note(note);
 }
 
 /** Every invariant of one route (a value of quotes). */
@@ -187,8 +227,11 @@ function checkRoute(j: Judge, call: QuoteCall, d: Discovery, provider: string, r
     && Array.isArray(route.addressLookupTables) && isU64(route.contextSlot);
   j.must('Q-ROUTE-001', shapeOk, detail('inAmount, outAmount (u64), slippageBps (u16), steps, instructions, addressLookupTables (arrays), contextSlot (u64)',
     { inAmount: route.inAmount, outAmount: route.outAmount, slippageBps: route.slippageBps, contextSlot: route.contextSlot }));
-  j.must('Q-ROUTE-002', isU64(route.computeUnits) && isU64(route.computeUnitsSafe),
-    detail('computeUnits and computeUnitsSafe are u64 values', { computeUnits: route.computeUnits, computeUnitsSafe: route.computeUnitsSafe }));
+  // Compute units "vary by provider": absent (or null) is allowed and reported, a value is a u64.
+  j.must('Q-ROUTE-002', (route.computeUnits == null || isU64(route.computeUnits)) && (route.computeUnitsSafe == null || isU64(route.computeUnitsSafe)),
+    detail('computeUnits and computeUnitsSafe are u64 values when present', { computeUnits: route.computeUnits, computeUnitsSafe: route.computeUnitsSafe }));
+  const noUnits = ['computeUnits', 'computeUnitsSafe'].filter((k) => route[k] == null);
+  if (noUnits.length > 0) j.note(`Q-ROUTE-017: ${where} carries no ${noUnits.join(' and ')} (tolerated: "varies by provider")`);
   // Optional fields may be null where unset (specs: null counts as absent).
   for (const k of ROUTE_U64) {
     if (route[k] !== undefined && route[k] !== null) j.must('Q-QUOTE-009', isU64(route[k]), detail(`${k} is a u64 (integer or digit string, 0 to 2^64-1)`, route[k]));
@@ -476,8 +519,14 @@ export function checkNoRoute(j: Judge, call: QuoteCall, d: Discovery): void {
     const errors = meta.errors;
     j.must('Q-META-009', isObject(errors) && Object.entries(errors).every(([k, v]) => d.providerIds.includes(k) && typeof v === 'string' && v !== ''),
       detail(`metadata.errors maps provider ids (${d.providerIds.join(', ')}) to non-empty reason labels`, errors));
-    j.must('Q-ERR-006', !isObject(errors) || Object.keys(errors).length > 0,
-      detail('metadata.errors gives one reason per provider that tried; with none it is absent (validation failed first), not empty', errors));
+    // No provider could try when `providers` names none of /api/v1/providers: then an empty map is faithful too.
+    const listed = listParam(params, 'providers');
+    const noneCouldTry = listed !== undefined && !listed.some((p) => d.providerIds.includes(p));
+    j.must('Q-ERR-006', !isObject(errors) || Object.keys(errors).length > 0 || noneCouldTry,
+      detail('metadata.errors gives one reason per provider that tried; a provider tried here, so it is not empty (absent when validation failed first)', errors));
+    if (noneCouldTry && isObject(errors) && Object.keys(errors).length === 0) {
+      j.note(`Q-ERR-008: providers=${listed.join(',')} names no provider: the 404 carries an empty metadata.errors (no provider tried)`);
+    }
     if (isObject(errors)) {
       for (const [provider, label] of Object.entries(errors)) {
         if (label !== 'Other' && label !== 'NoRoutesFound') j.note(`Q-META-010: provider ${provider} gave the reason label "${String(label)}" (not among the observed Other, NoRoutesFound)`);

@@ -102,7 +102,7 @@ export const providersParameterRestrictsQuoting = defineCheck({
 export const unknownProviderAndExcludedVenueAreObserved = defineCheck({
   name: 'unknown-providers-id-and-excludedexes-label-outcomes-are-reported',
   service: 'quotes',
-  rules: ['Q-PARAM-008'],
+  rules: ['Q-PARAM-008', 'Q-ERR-008'],
   profile: 'smoke',
   async run(t: CheckContext) {
     const d = await discover(t);

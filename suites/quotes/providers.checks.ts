@@ -39,7 +39,7 @@ export const providersOmitIconsUnlessAsked = defineCheck({
   async run(t: CheckContext) {
     for (const query of [undefined, { includeIcons: false }]) {
       const { ex, providers } = await getProviders(t, query);
-      const withIcon = providers.filter((p) => 'iconUri48' in p).map((p) => p.id);
+      const withIcon = providers.filter((p) => p.iconUri48 != null).map((p) => p.id); // null, like absence, carries no icon
       t.expect('Q-PROV-002', withIcon.length === 0, {
         documented: `no iconUri48 when includeIcons is ${query ? 'false' : 'omitted'}`, received: { providersWithIcon: withIcon }, exchange: ex,
       });

@@ -9,13 +9,16 @@
  * document makes no quote answer stable, so the suite compares exactly only what the request determines — the
  * echoes (inputMint, outputMint, amount) and the mints' decimals — and, for every field present in both answers,
  * that it decodes to the same kind of value (a u64 number and its digit string are the same kind). MessagePack-
- * specific forms are checked on the raw decoded body: `d` is binary, public keys are base58 strings.
+ * specific forms are checked on the raw decoded body: `d` is binary, public keys are base58 strings or their 32 raw
+ * bytes (the other checks read such a key as its base58 string, msgpack-keys.ts).
  */
 import { defineCheck, type CheckContext } from '../harness/check.ts';
+import type { Exchange } from '../harness/exchange.ts';
 import { deepEqual, isObject } from '../shared/values.ts';
 import {
   JSON_TYPE, MSGPACK_TYPE, Judge, QUOTE_PATH, discover, maxNumQuotes, queryString, quoteParams, routesOf, type QuoteParams,
 } from './quote-support.ts';
+import { describeKeyForms, keyForms, keysOf } from './msgpack-keys.ts';
 import { quote } from './samples.ts';
 
 /**
@@ -141,39 +144,46 @@ export const instructionDataIsBinaryInMsgpack = defineCheck({
   },
 });
 
-/** Where public keys sit in a quote response (the route paths use `*` for every key or index). */
-const PUBKEY_PATHS = [
-  'inputMint', 'outputMint', 'alts.*.p', 'alts.*.a.*',
-  'quotes.*.addressLookupTables.*', 'quotes.*.instructions.*.p', 'quotes.*.instructions.*.a.*.p',
-  'quotes.*.steps.*.ammKey', 'quotes.*.steps.*.inputMint', 'quotes.*.steps.*.outputMint',
-];
-
-function valuesAt(v: unknown, path: string[]): Array<{ at: string; value: unknown }> {
-  if (path.length === 0) return [{ at: '', value: v }];
-  const [head, ...rest] = path;
-  const children: Array<[string, unknown]> = head === '*'
-    ? (Array.isArray(v) ? v.map((x, i) => [String(i), x] as [string, unknown]) : isObject(v) ? Object.entries(v) : [])
-    : isObject(v) && head! in v ? [[head!, v[head!]]] : [];
-  return children.flatMap(([k, child]) => valuesAt(child, rest).map(({ at, value }) => ({ at: at ? `${k}.${at}` : k, value })));
-}
-
-export const msgpackPublicKeysAreBase58Strings = defineCheck({
-  name: 'msgpack-quote-public-keys-are-base58-strings',
+/**
+ * Public keys on the wire (Q-ENC-006, Q-ENC-009): in MessagePack a base58 string or the key's 32 raw bytes at every
+ * key position (msgpack-keys.ts), in JSON a base58 string. The quote and the venues (programIds) are looked at in both
+ * encodings, and on the distributor path when the run has one; which form each MessagePack answer uses is reported.
+ */
+export const publicKeysAreBase58OrTheirBytes = defineCheck({
+  name: 'public-keys-are-base58-strings-or-32-byte-binaries-in-msgpack-and-base58-strings-in-json',
   service: 'quotes',
-  rules: ['Q-ENC-006'],
+  rules: ['Q-ENC-006', 'Q-ENC-009'],
   profile: 'smoke',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
-    const packed = await quote(t, j, d, quoteParams({ numQuotes: maxNumQuotes(d), includeAltContents: true }), { accept: MSGPACK_TYPE });
-    if (packed.status !== 200 || packed.ex.response.mediaType !== MSGPACK_TYPE) t.skip(`no MessagePack quote to look at (${packed.status} ${packed.ex.response.mediaType ?? ''})`);
-    for (const path of PUBKEY_PATHS) {
-      for (const { at, value } of valuesAt(packed.ex.response.body, path.split('.'))) {
-        t.expect('Q-ENC-006', typeof value === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value), {
-          documented: `${at} is a base58 string in MessagePack, as in JSON (only d changes encoding)`,
-          received: value instanceof Uint8Array ? `${value.length} raw bytes` : value, exchange: packed.ex,
-        });
-      }
+    const params = quoteParams({ numQuotes: maxNumQuotes(d), includeAltContents: true });
+    const venues = { path: '/api/v1/venues', query: { includeProgramIds: true } };
+    const answers: Array<{ ex: Exchange; what: string }> = [];
+    for (const accept of [MSGPACK_TYPE, JSON_TYPE]) {
+      answers.push({ ex: (await quote(t, j, d, params, { accept })).ex, what: `the quote (Accept: ${accept})` });
+      answers.push({ ex: await t.quotes.request({ ...venues, headers: { accept } }), what: `the venues (Accept: ${accept})` });
+    }
+    if (t.gateway) {
+      const gd = await discover(t, t.gateway);
+      answers.push({ ex: (await quote(t, j, gd, params, { client: t.gateway })).ex, what: 'the distributor path\'s quote' });
+      answers.push({ ex: await t.gateway.request(venues), what: 'the distributor path\'s venues' });
+    }
+    const judged = answers.filter(({ ex }) => ex.response.status === 200 && (ex.response.mediaType === MSGPACK_TYPE || ex.response.mediaType === JSON_TYPE));
+    if (!judged.some(({ ex }) => ex.response.mediaType === MSGPACK_TYPE && keysOf(ex.response.body).length > 0)) {
+      t.skip(`no MessagePack answer with public keys to look at (${answers.map(({ ex }) => `${ex.response.status} ${ex.response.mediaType ?? ''}`).join(', ')})`);
+    }
+    for (const { ex, what } of judged) {
+      const msgpack = ex.response.mediaType === MSGPACK_TYPE;
+      const { forms, malformed } = keyForms(ex.response.body);
+      t.expect('Q-ENC-006', malformed.length === 0, {
+        documented: msgpack
+          ? `every public key of ${what} in MessagePack is a base58 string or a 32-byte binary (the bytes of the key)`
+          : `every public key of ${what} in JSON is a base58 string`,
+        received: malformed.slice(0, 5), exchange: ex,
+      });
+      const note = msgpack ? describeKeyForms(forms, what) : undefined;
+      if (note) t.note(note);
     }
   },
 });

@@ -8,6 +8,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import type { FailureDetail } from '../harness/failure.ts';
 import { at, isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
+import { pubkeysAsBase58 } from './msgpack-keys.ts';
 
 export const QUOTE_PATH = '/api/v1/quote/swap';
 export const JSON_TYPE = 'application/json';
@@ -40,9 +41,12 @@ export function quoteParams(changes: QuoteParams = {}): QuoteParams {
   return { ...QUOTE_DEFAULTS, ...changes };
 }
 
-/** The decoded body in its JSON shape (MessagePack binaries as base64, 64-bit integers as numbers or digit strings). */
+/**
+ * The decoded body in its JSON shape: in MessagePack, binary public keys as their base58 strings (msgpack-keys.ts),
+ * other binaries (instruction `d`) as base64, 64-bit integers as numbers or digit strings.
+ */
 export function bodyOf(ex: Exchange): unknown {
-  return ex.response.mediaType === MSGPACK_TYPE ? normalizeMsgpack(ex.response.body) : ex.response.body;
+  return ex.response.mediaType === MSGPACK_TYPE ? normalizeMsgpack(pubkeysAsBase58(ex.response.body)) : ex.response.body;
 }
 
 export interface QuoteCall {

@@ -17,7 +17,7 @@ interface Fact {
 
 /** One row per fact; the rules are asserted by the shared invariant (invariants.ts) on every sampled answer. */
 const FACTS: Fact[] = [
-  { name: 'quote-response-carries-id-mints-amount-quotes-and-metadata', rules: ['Q-QUOTE-001', 'Q-QUOTE-002', 'Q-AUTH-006'] },
+  { name: 'quote-response-carries-id-mints-amount-quotes-and-metadata', rules: ['Q-QUOTE-001', 'Q-QUOTE-002', 'Q-AUTH-006', 'Q-QUOTE-011'] },
   { name: 'quote-echoes-the-requested-mints', rules: ['Q-QUOTE-003'] },
   { name: 'quote-echoes-the-requested-amount-exactly', rules: ['Q-QUOTE-004'] },
   { name: 'quotes-is-a-map-keyed-by-provider-ids', rules: ['Q-QUOTE-005', 'Q-QUOTE-006', 'Q-QUOTE-008'] },
@@ -25,7 +25,7 @@ const FACTS: Fact[] = [
   { name: 'u64-fields-are-exact-unsigned-64-bit-integers', rules: ['Q-QUOTE-009'] },
   { name: 'alts-entries-are-tables-with-base58-addresses', rules: ['Q-QUOTE-010'], exercised: EXERCISED.alts },
   { name: 'routes-carry-amounts-slippage-steps-instructions-tables-and-slot', rules: ['Q-ROUTE-001', 'Q-ROUTE-015', 'Q-ROUTE-016'] },
-  { name: 'routes-carry-compute-units', rules: ['Q-ROUTE-002'] },
+  { name: 'route-compute-units-are-u64-when-present', rules: ['Q-ROUTE-002', 'Q-ROUTE-017'], exercised: EXERCISED.computeUnits },
   { name: 'steps-carry-pool-label-mints-amounts-and-allocation', rules: ['Q-ROUTE-004', 'Q-ROUTE-003'], exercised: EXERCISED.steps },
   { name: 'step-allocppb-lies-between-1-and-1e9', rules: ['Q-ROUTE-005'], exercised: EXERCISED.steps },
   { name: 'first-hop-allocppb-sums-to-the-full-order', rules: ['Q-ROUTE-006', 'Q-ROUTE-007'], exercised: EXERCISED.steps },

@@ -113,6 +113,8 @@ export async function provokeMultiHop(t: CheckContext, d: Discovery, base: Quote
 /** Skip reasons for facts that a sample may not exercise (a vacuous pass must not look like a pass). */
 export const EXERCISED = {
   steps: (s: Sample) => (s.served.some((c) => routesOf(c.body).some(([, r]) => stepsOf(r).length > 0)) ? undefined : 'no sampled route has steps'),
+  computeUnits: (s: Sample) => (s.served.some((c) => routesOf(c.body).some(([, r]) => r.computeUnits != null || r.computeUnitsSafe != null))
+    ? undefined : 'no sampled route carries computeUnits or computeUnitsSafe (absent is allowed, Q-ROUTE-017)'),
   alts: (s: Sample) => (s.served.some((c) => Array.isArray((c.body as { alts?: unknown }).alts) && (c.body as { alts: unknown[] }).alts.length > 0)
     ? undefined : 'no sampled answer carries lookup table contents (no route uses a table)'),
   nonNativeInput: (s: Sample) => (s.served.some((c) => c.params.inputMint !== WSOL_MINT)

@@ -7,8 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli, UsageError } from '../../bin/conformance.ts';
 import { defineCheck } from '../../suites/harness/check.ts';
-import { allowanceExhausted, retryAfterMs, retryDelay, ServiceClient, transientRetryDelay, type ClientOptions } from '../../suites/harness/client.ts';
-import { ConcurrencyLimit, DEFAULT_MAX_CONCURRENCY, Pacer } from '../../suites/harness/pacer.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { retryAfterMs, retryDelay, ServiceClient, transientRetryDelay, type ClientOptions } from '../../suites/harness/client.ts';
+import { Skipped } from '../../suites/harness/failure.ts';
+import { ConcurrencyLimit, DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY, Pacer, RetryAfterBudget } from '../../suites/harness/pacer.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 
@@ -106,25 +110,57 @@ describe('concurrency cap (--max-concurrency)', () => {
 });
 
 describe('retry-after on a 429 is obeyed', () => {
-  test('delay-seconds and HTTP-date; absent, malformed or longer than 30 s: not retried', () => {
+  test('delay-seconds and HTTP-date, whatever their length (the run\'s bounds decide the wait); absent or malformed: none', () => {
     expect(retryAfterMs('2')).toBe(2000);
     expect(retryAfterMs(' 0 ')).toBe(0);
     expect(retryAfterMs('30')).toBe(30_000);
-    expect(retryAfterMs('31')).toBeUndefined();
+    expect(retryAfterMs('41')).toBe(41_000);
+    expect(retryAfterMs('60')).toBe(60_000);
+    expect(retryAfterMs('3600')).toBe(3_600_000);
     expect(retryAfterMs(undefined)).toBeUndefined();
     expect(retryAfterMs('soon')).toBeUndefined();
     expect(retryAfterMs('-1')).toBeUndefined();
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
     expect(retryAfterMs('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
-    expect(retryAfterMs('Thu, 01 Jan 2026 00:01:00 GMT', now)).toBeUndefined();
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:41 GMT', now)).toBe(41_000);
   });
 
-  test('retryDelay: a 429 waits retry-after on either service, whatever the method; retries stop after two', () => {
-    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '3' }, 1)).toBe(3000);
-    expect(retryDelay('orders', 'POST', {}, 429, { 'retry-after': '1' }, 2)).toBe(1000);
-    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '3' }, 3)).toBeUndefined();
-    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '120' }, 1)).toBeUndefined();
+  test('the document\'s 60-second window is waited out: up to --max-retry-after (default 65 s), not beyond', () => {
+    let clock = 0;
+    const budget = (over: Partial<typeof DEFAULT_BOUNDS> = {}) => new RetryAfterBudget({ ...DEFAULT_BOUNDS, ...over }, () => clock);
+    expect(DEFAULT_BOUNDS.maxRetryAfterMs).toBeGreaterThanOrEqual(60_000);
+    for (const s of [40, 41, 59, 60, 65]) expect(budget().grant(s * 1000)).toMatchObject({ granted: true });
+    expect(budget().grant(66_000)).toEqual({ granted: false, reason: 'longer than --max-retry-after 65 s' });
+    expect(budget({ maxRetryAfterMs: 30_000 }).grant(41_000)).toMatchObject({ granted: false, reason: expect.stringMatching(/--max-retry-after 30 s/) });
+    // Waits past the run's deadline are not granted.
+    clock = 1000;
+    expect(budget({ deadlineAt: 40_000 }).grant(41_000)).toMatchObject({ granted: false, reason: expect.stringMatching(/deadline/) });
+    expect(budget({ deadlineAt: 45_000 }).grant(41_000)).toMatchObject({ granted: true });
+  });
+
+  test('all waits together stay within --max-retry-wait; waits that overlap are charged once', () => {
+    let clock = 0;
+    const budget = new RetryAfterBudget({ ...DEFAULT_BOUNDS, maxRetryWaitMs: 100_000 }, () => clock);
+    expect(budget.grant(60_000)).toEqual({ granted: true, extraMs: 60_000 });
+    // Eight requests in flight meet the same limit a moment later: 0.5 s more, not 8 minutes.
+    clock = 500;
+    for (let i = 0; i < 8; i++) expect(budget.grant(60_000)).toMatchObject({ granted: true });
+    expect(budget.spentMs).toBe(60_500);
+    clock = 61_000;
+    expect(budget.grant(40_000)).toMatchObject({ granted: false, reason: expect.stringMatching(/already waited 60.5 s.*budget is 100 s \(--max-retry-wait\)/) });
+    expect(budget.grant(39_000)).toEqual({ granted: true, extraMs: 39_000 });
+    expect(budget.spentMs).toBe(99_500);
+  });
+
+  test('the budget lasts the whole run: processes of one run share it through a file', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'retry-wait-')), 'spent');
+    const bounds = { ...DEFAULT_BOUNDS, maxRetryWaitMs: 50_000, retryWaitFile: file };
+    expect(new RetryAfterBudget(bounds, () => 0).grant(30_000)).toMatchObject({ granted: true });
+    const next = new RetryAfterBudget(bounds, () => 100_000); // the next conformance file, in a process of its own
+    expect(next.spentMs).toBe(30_000);
+    expect(next.grant(30_000)).toMatchObject({ granted: false });
+    expect(next.grant(20_000)).toMatchObject({ granted: true });
   });
 
   test('transient retries a check cannot turn off: order-service GETs on a 5xx only', () => {
@@ -139,23 +175,12 @@ describe('retry-after on a 429 is obeyed', () => {
   });
 
   test('retryDelay: a 5xx is retried on the order service only (the quote document gives no 5xx retry rule)', () => {
-    expect(retryDelay('orders', 'GET', {}, 503, {}, 1)).toBe(250);
-    expect(retryDelay('orders', 'POST', { 'X-Idempotency-Key': 'k' }, 500, {}, 2)).toBe(500);
-    expect(retryDelay('quotes', 'GET', {}, 503, {}, 1)).toBeUndefined();
-    expect(retryDelay('quotes', 'GET', {}, 500, {}, 1)).toBeUndefined();
-    expect(retryDelay('control', 'GET', {}, 503, {}, 1)).toBeUndefined();
-    expect(retryDelay('quotes', 'GET', {}, 409, {}, 1)).toBeUndefined();
-  });
-
-  test('retryDelay: allowance_exhausted is never retried ("retrying does not help"), rate_limited is', () => {
-    const exhausted = { error: { code: 'allowance_exhausted' } };
-    expect(allowanceExhausted(429, exhausted)).toBe(true);
-    expect(allowanceExhausted(429, { error: { code: 'rate_limited' } })).toBe(false);
-    expect(allowanceExhausted(403, exhausted)).toBe(false);
-    expect(allowanceExhausted(429, 'allowance_exhausted')).toBe(false);
-    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '2' }, 1, exhausted)).toBeUndefined();
-    expect(retryDelay('quotes', 'GET', {}, 429, {}, 1, exhausted)).toBeUndefined();
-    expect(retryDelay('quotes', 'GET', {}, 429, { 'retry-after': '2' }, 1, { error: { code: 'rate_limited' } })).toBe(2000);
+    expect(retryDelay('orders', 'GET', {}, 503, 1)).toBe(250);
+    expect(retryDelay('orders', 'POST', { 'X-Idempotency-Key': 'k' }, 500, 2)).toBe(500);
+    expect(retryDelay('quotes', 'GET', {}, 503, 1)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 500, 1)).toBeUndefined();
+    expect(retryDelay('control', 'GET', {}, 503, 1)).toBeUndefined();
+    expect(retryDelay('quotes', 'GET', {}, 409, 1)).toBeUndefined();
   });
 });
 
@@ -224,6 +249,10 @@ describe('ServiceClient obeys the budget against a real server', () => {
       };
       if (path === '/hold') return setTimeout(() => answer(200), 40);
       if (path === '/limited' && n === 1) return answer(429, { 'retry-after': '2' });
+      if (path === '/window' && n === 1) {
+        inFlight--;
+        return res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '41' }).end(JSON.stringify({ error: { code: 'rate_limited' } }));
+      }
       if (path === '/limited-date' && n === 1) return answer(429, { 'retry-after': new Date(Date.now() + 4000).toUTCString() });
       if (path === '/limited-long') return answer(429, { 'retry-after': '3600' });
       if (path === '/exhausted') {
@@ -242,11 +271,13 @@ describe('ServiceClient obeys the budget against a real server', () => {
   const client = (extra: Partial<ClientOptions> = {}) => {
     const waits: number[] = [];
     const recorded: number[] = [];
+    const said: string[] = [];
     const c = new ServiceClient({
       service: 'quotes', baseUrl: url, timeoutMs: 5000, defaultHeaders: {}, record: (e) => recorded.push(e.response.status),
-      violation: () => {}, sleep: async (ms) => { waits.push(ms); }, ...extra,
+      violation: () => {}, sleep: async (ms) => { waits.push(ms); }, retryAfter: new RetryAfterBudget(DEFAULT_BOUNDS),
+      announce: (line) => said.push(line), ...extra,
     });
-    return { c, waits, recorded };
+    return { c, waits, recorded, said };
   };
 
   test('40 requests at once with a cap of 4: the server never sees more than 4 at a time', async () => {
@@ -267,22 +298,43 @@ describe('ServiceClient obeys the budget against a real server', () => {
   });
 
   test('a 429 waits the seconds of retry-after, then the request is repeated', async () => {
-    const { c, waits, recorded } = client();
+    const { c, waits, recorded, said } = client();
     const ex = await c.request({ path: '/limited' });
     expect([ex.response.status, ex.attempts]).toEqual([200, 2]);
     expect(waits).toEqual([2000]);
     expect(recorded).toEqual([429, 200]);
+    expect(said).toEqual(['waiting 2 s: the quote service asked for it (429 retry-after: 2)']);
   });
 
-  test('retry-after as an HTTP-date is waited out too; one longer than 30 s is not (the 429 is returned)', async () => {
+  test('a rate_limited 429 of the 60-second window (retry-after: 41) is waited out, and said on the terminal', async () => {
+    const { c, waits, said } = client();
+    const ex = await c.request({ path: '/window' });
+    expect([ex.response.status, ex.attempts]).toEqual([200, 2]);
+    expect(waits).toEqual([41_000]);
+    expect(said).toEqual(['waiting 41 s: the quote service asked for it (429 rate_limited retry-after: 41)']);
+  });
+
+  test('retry-after as an HTTP-date is waited out too; one longer than --max-retry-after is not: the check cannot be judged', async () => {
     const dated = client();
     expect((await dated.c.request({ path: '/limited-date' })).response.status).toBe(200);
     expect(dated.waits).toHaveLength(1);
     expect(dated.waits[0]).toBeGreaterThan(1000); // second resolution of the header
     expect(dated.waits[0]).toBeLessThanOrEqual(4000);
     const long = client();
-    expect((await long.c.request({ path: '/limited-long' })).response.status).toBe(429);
+    const skipped = await long.c.request({ path: '/limited-long' }).catch((e: unknown) => e);
+    expect(skipped).toBeInstanceOf(Skipped);
+    expect((skipped as Skipped).reason).toBe('the quote service answered 429 retry-after: 3600; not waited out: longer than ' +
+      '--max-retry-after 65 s; the check cannot be judged (a 429 is a limit of the run, not an answer to the rule)');
     expect(long.waits).toEqual([]);
+    expect(long.recorded).toEqual([429]);
+  });
+
+  test('once the run\'s retry-after budget is spent, a 429 is not waited out: the check cannot be judged', async () => {
+    hits.delete('/limited');
+    const spent = new RetryAfterBudget({ ...DEFAULT_BOUNDS, maxRetryWaitMs: 1000 });
+    const { c, waits } = client({ retryAfter: spent });
+    await expect(c.request({ path: '/limited' })).rejects.toThrow(/budget is 1 s \(--max-retry-wait\)/);
+    expect(waits).toEqual([]);
   });
 
   test('a check that observes 429 (retry: false) gets it at once', async () => {
@@ -307,6 +359,20 @@ describe('ServiceClient obeys the budget against a real server', () => {
     expect(paced).toEqual([2000]);
   });
 
+  test('the limit of another key (a check\'s own small plan, observed with retry: false) holds nobody else', async () => {
+    hits.delete('/window');
+    let clock = 0;
+    const pacer = new Pacer(0, () => clock, async (ms) => { clock += ms; });
+    const budget = new RetryAfterBudget(DEFAULT_BOUNDS);
+    const { c, said, waits } = client({ pacer, retryAfter: budget, defaultHeaders: { 'x-api-key': 'the-run-key' } });
+    expect((await c.request({ path: '/window', headers: { 'x-api-key': 'a-minted-key' }, retry: false })).response.status).toBe(429);
+    expect([pacer.heldUntilMs, budget.spentMs, said, waits]).toEqual([0, 0, [], []]);
+    // The platform's 429 to the run's own key is a limit of the run even for a check that observes 409/5xx answers.
+    hits.delete('/window');
+    const own = await c.request({ path: '/window', retry: false });
+    expect([own.response.status, own.attempts, waits, pacer.heldUntilMs]).toEqual([200, 2, [41_000], 41_000]);
+  });
+
   test('a 429 that is retried holds the others too; one whose retry-after is too long holds nothing', async () => {
     hits.delete('/limited');
     let clock = 0;
@@ -316,15 +382,18 @@ describe('ServiceClient obeys the budget against a real server', () => {
     expect(waits).toEqual([2000]);
     expect(pacer.heldUntilMs).toBe(2000);
     const long = client({ pacer: new Pacer(0, () => 0, async () => {}) });
-    await long.c.request({ path: '/limited-long', retry: false });
+    expect((await long.c.request({ path: '/limited-long', retry: false })).response.status).toBe(429);
     expect((long.c as unknown as { opts: ClientOptions }).opts.pacer!.heldUntilMs).toBe(0);
   });
 
-  test('allowance_exhausted is returned at once, never retried; a quote-service 5xx is not retried either', async () => {
-    const exhausted = client();
-    const ex = await exhausted.c.request({ path: '/exhausted' });
+  test('allowance_exhausted is never retried ("retrying does not help"): returned to a check that observes it, else the check cannot be judged; a quote-service 5xx is not retried either', async () => {
+    const observed = client();
+    const ex = await observed.c.request({ path: '/exhausted', headers: { 'x-api-key': 'a-spent-key' }, retry: false });
     expect([ex.response.status, ex.attempts]).toEqual([429, 1]);
+    const exhausted = client();
+    await expect(exhausted.c.request({ path: '/exhausted' })).rejects.toThrow(/allowance_exhausted.*retrying does not help/);
     expect(exhausted.waits).toEqual([]);
+    expect(observed.waits).toEqual([]);
     hits.delete('/blip');
     const quotes = client();
     const blip = await quotes.c.request({ path: '/blip', validate: false });

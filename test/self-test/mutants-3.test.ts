@@ -1,0 +1,3 @@
+import { describeMutantShard } from './mutation.ts';
+
+describeMutantShard(2);

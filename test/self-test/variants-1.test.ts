@@ -1,0 +1,3 @@
+import { describeVariantShard } from './mutation.ts';
+
+describeVariantShard(0);
