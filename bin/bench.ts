@@ -18,8 +18,17 @@ async function profileRun(profile: Profile, service?: 'orders' | 'quotes', numRu
   const server = await startReferenceServer({ port: 0 });
   try {
     const env = await prepareTarget({
-      ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl, profile, seed: 1,
-      strict: false, numRuns, timeoutMs: 10_000, maxRps: 0, expectedProviders: 2, credentials: {},
+      ordersUrl: server.ordersUrl,
+      quotesUrl: server.quotesUrl,
+      controlUrl: server.controlUrl,
+      profile,
+      seed: 1,
+      strict: false,
+      numRuns,
+      timeoutMs: 10_000,
+      maxRps: 0,
+      expectedProviders: 2,
+      credentials: {},
     });
     const started = performance.now();
     let requests = 0;
@@ -33,7 +42,15 @@ async function profileRun(profile: Profile, service?: 'orders' | 'quotes', numRu
       waitMs += r.waitMs;
     }
     const wallMs = performance.now() - started;
-    return { profile: `${profile}${service ? ` (${service} only)` : ''}, numRuns ${numRuns}`, checks: ran, wallMs, requests, rps: requests / (wallMs / 1000), waitMs, harnessMs: wallMs - waitMs };
+    return {
+      profile: `${profile}${service ? ` (${service} only)` : ''}, numRuns ${numRuns}`,
+      checks: ran,
+      wallMs,
+      requests,
+      rps: requests / (wallMs / 1000),
+      waitMs,
+      harnessMs: wallMs - waitMs,
+    };
   } finally {
     await server.close();
   }
@@ -58,14 +75,25 @@ function validatorThroughput(): { perSecond: number; n: number } {
 // One untimed pass first: module loading and JIT warm-up would otherwise be charged to whichever profile runs first.
 await profileRun('full');
 // numRuns 25 is the CI default, 100 the default of `npm start` (model-based runs included in both).
-const rows = [await profileRun('smoke'), await profileRun('full'), await profileRun('full', undefined, 100), await profileRun('full', 'quotes')];
+const rows = [
+  await profileRun('smoke'),
+  await profileRun('full'),
+  await profileRun('full', undefined, 100),
+  await profileRun('full', 'quotes'),
+];
 console.log('profile                               checks  wall ms  requests  req/s    waiting on target ms  in harness ms');
 for (const r of rows) {
-  console.log(`${r.profile.padEnd(37)} ${String(r.checks).padStart(6)}  ${r.wallMs.toFixed(0).padStart(7)}  ${String(r.requests).padStart(8)}  ` +
-    `${r.rps.toFixed(0).padStart(6)}  ${r.waitMs.toFixed(0).padStart(20)}  ${r.harnessMs.toFixed(0).padStart(13)}`);
+  console.log(
+    `${r.profile.padEnd(37)} ${String(r.checks).padStart(6)}  ${r.wallMs.toFixed(0).padStart(7)}  ${String(r.requests).padStart(8)}  ` +
+      `${r.rps.toFixed(0).padStart(6)}  ${r.waitMs.toFixed(0).padStart(20)}  ${r.harnessMs.toFixed(0).padStart(13)}`,
+  );
 }
 const fullDefault = rows[2]!;
-console.log(`full profile at the npm start default (numRuns 100): ${(fullDefault.wallMs / 1000).toFixed(1)} s against the embedded server; ` +
-  `budget 120 s: ${fullDefault.wallMs <= 120_000 ? 'within' : 'OVER'}`);
+console.log(
+  `full profile at the npm start default (numRuns 100): ${(fullDefault.wallMs / 1000).toFixed(1)} s against the embedded server; ` +
+    `budget 120 s: ${fullDefault.wallMs <= 120_000 ? 'within' : 'OVER'}`,
+);
 const v = validatorThroughput();
-console.log(`generated validator (quotes getInfo 200): ${Math.round(v.perSecond).toLocaleString('en')} validations/s over ${v.n.toLocaleString('en')}`);
+console.log(
+  `generated validator (quotes getInfo 200): ${Math.round(v.perSecond).toLocaleString('en')} validations/s over ${v.n.toLocaleString('en')}`,
+);

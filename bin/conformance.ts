@@ -1,7 +1,10 @@
 /**
  * `npm run conformance -- [options]` (and `npm start`): the suite against a target, or against the embedded
- * reference server when no target URL is given. Exit codes: 0 every gating rule that ran passed; 1 a conformance
- * failure (or the suite did not complete); 2 bad usage or configuration; 3 the target could not be reached.
+ * reference server when no target URL is given. Exit codes (DESIGN.md): 0 every gating rule that could be judged on
+ * this target was judged and held; 1 a conformance failure (a gating failure, a check that crashed or never finished,
+ * an error outside any check); 2 bad usage or configuration; 3 the target could not be reached; 4 INCOMPLETE: gating
+ * checks could not be judged for a broken precondition of the run (a misconfiguration, a 429 not waited out, the
+ * deadline), each said once with its fix; 130 interrupted. 1 wins over 4.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +12,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
-import type { Matrix, RunInfo } from '../suites/harness/matrix.ts';
+import type { Check } from '../suites/harness/check.ts';
+import { gatingLine, headline, preconditionLines, ruleCounts, type Matrix, type RunInfo } from '../suites/harness/matrix.ts';
 import { redact, registerCredentials } from '../suites/harness/redact.ts';
 import { escapeControls } from '../suites/harness/terminal.ts';
 import { DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY } from '../suites/harness/pacer.ts';
 import type { TargetConfig } from '../suites/harness/target.ts';
-import { PROFILES, type Profile } from '../suites/harness/types.ts';
+import { PROFILES, profileIncludes, type Profile } from '../suites/harness/types.ts';
 import { orderTemplates } from '../suites/orders/templates.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -41,7 +45,7 @@ Run:
                         embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
   --max-concurrency N   requests in flight at once, at most (default 8; 0 = no cap) [CONFORMANCE_MAX_CONCURRENCY]
   --max-body-bytes N    the largest response body read; a larger one fails the rule (default 8388608) [CONFORMANCE_MAX_BODY_BYTES]
-  --max-duration S      the run stops after S seconds, verdict "deadline reached" (default 1800; 0 = none) [CONFORMANCE_MAX_DURATION]
+  --max-duration S      the run stops after S seconds: INCOMPLETE, "deadline reached" (default 1800; 0 = none) [CONFORMANCE_MAX_DURATION]
   --max-retry-after S   the longest retry-after of a 429 waited out (default 65) [CONFORMANCE_MAX_RETRY_AFTER]
   --max-retry-wait S    all retry-after waits of the run together, at most (default 300) [CONFORMANCE_MAX_RETRY_WAIT]
   --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
@@ -51,7 +55,8 @@ Run:
   --help                this text
 Credentials, only from the environment: ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT,
 TEST_WALLET_SECRET_KEY. With a control URL that offers tenants and quote-keys the suite provisions its own.
-Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 target unreachable.`;
+Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 target unreachable,
+4 INCOMPLETE (gating checks could not be judged: a broken precondition, fix printed; the deadline), 130 interrupted.`;
 
 export class UsageError extends Error {}
 
@@ -105,13 +110,29 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       strict: true,
       allowPositionals: false,
       options: {
-        'orders-url': { type: 'string' }, 'quotes-url': { type: 'string' }, 'control-url': { type: 'string' }, 'gateway-url': { type: 'string' },
-        profile: { type: 'string' }, seed: { type: 'string' }, 'report-dir': { type: 'string' }, grep: { type: 'string' },
-        shard: { type: 'string' }, strict: { type: 'boolean' }, 'num-runs': { type: 'string' }, timeout: { type: 'string' }, 'max-rps': { type: 'string' },
-        'max-concurrency': { type: 'string' }, 'max-body-bytes': { type: 'string' }, 'max-duration': { type: 'string' },
-        'max-retry-after': { type: 'string' }, 'max-retry-wait': { type: 'string' },
-        'expected-providers': { type: 'string' }, mutant: { type: 'string' }, variant: { type: 'string' },
-        'merge-reports': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        'orders-url': { type: 'string' },
+        'quotes-url': { type: 'string' },
+        'control-url': { type: 'string' },
+        'gateway-url': { type: 'string' },
+        profile: { type: 'string' },
+        seed: { type: 'string' },
+        'report-dir': { type: 'string' },
+        grep: { type: 'string' },
+        shard: { type: 'string' },
+        strict: { type: 'boolean' },
+        'num-runs': { type: 'string' },
+        timeout: { type: 'string' },
+        'max-rps': { type: 'string' },
+        'max-concurrency': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'max-duration': { type: 'string' },
+        'max-retry-after': { type: 'string' },
+        'max-retry-wait': { type: 'string' },
+        'expected-providers': { type: 'string' },
+        mutant: { type: 'string' },
+        variant: { type: 'string' },
+        'merge-reports': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (e) {
@@ -126,13 +147,20 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new UsageError('give both --orders-url and --quotes-url, or neither to run against the embedded reference server');
   }
   const embedded = !ordersUrl;
-  if (!embedded && (values.mutant || values.variant)) throw new UsageError('--mutant and --variant apply to the embedded reference server only');
+  if (!embedded && (values.mutant || values.variant))
+    throw new UsageError('--mutant and --variant apply to the embedded reference server only');
   const profile = str('profile', 'CONFORMANCE_PROFILE') ?? (embedded ? 'full' : 'readonly');
   if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}: ${profile}`);
   const shard = str('shard', 'CONFORMANCE_SHARD') || undefined;
   if (shard) {
     const m = /^(\d+)\/(\d+)$/.exec(shard);
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard must be I/N with 1 <= I <= N: ${shard}`);
+  }
+  const grep = str('grep', 'CONFORMANCE_GREP') || undefined;
+  try {
+    if (grep) new RegExp(grep);
+  } catch {
+    throw new UsageError(`--grep is not a regular expression: ${grep}`);
   }
   const seed = parseInteger('--seed', str('seed', 'CONFORMANCE_SEED'), 0) ?? Math.floor(Math.random() * 2 ** 31);
   try {
@@ -143,23 +171,34 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const strictEnv = env.CONFORMANCE_STRICT;
   return {
     config: {
-      ordersUrl, quotesUrl, controlUrl, gatewayUrl,
+      ordersUrl,
+      quotesUrl,
+      controlUrl,
+      gatewayUrl,
       profile: profile as Profile,
       seed,
       strict: Boolean(values.strict) || strictEnv === '1' || strictEnv === 'true',
       numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
       timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
       maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
-      maxConcurrency: parseInteger('--max-concurrency', str('max-concurrency', 'CONFORMANCE_MAX_CONCURRENCY'), 0) ?? DEFAULT_MAX_CONCURRENCY,
+      maxConcurrency:
+        parseInteger('--max-concurrency', str('max-concurrency', 'CONFORMANCE_MAX_CONCURRENCY'), 0) ?? DEFAULT_MAX_CONCURRENCY,
       expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
       bounds: {
-        maxBodyBytes: parseInteger('--max-body-bytes', str('max-body-bytes', 'CONFORMANCE_MAX_BODY_BYTES'), 1) ?? DEFAULT_BOUNDS.maxBodyBytes,
-        maxRetryAfterMs: 1000 * (parseInteger('--max-retry-after', str('max-retry-after', 'CONFORMANCE_MAX_RETRY_AFTER'), 0) ?? DEFAULT_BOUNDS.maxRetryAfterMs / 1000),
-        maxRetryWaitMs: 1000 * (parseInteger('--max-retry-wait', str('max-retry-wait', 'CONFORMANCE_MAX_RETRY_WAIT'), 0) ?? DEFAULT_BOUNDS.maxRetryWaitMs / 1000),
+        maxBodyBytes:
+          parseInteger('--max-body-bytes', str('max-body-bytes', 'CONFORMANCE_MAX_BODY_BYTES'), 1) ?? DEFAULT_BOUNDS.maxBodyBytes,
+        maxRetryAfterMs:
+          1000 *
+          (parseInteger('--max-retry-after', str('max-retry-after', 'CONFORMANCE_MAX_RETRY_AFTER'), 0) ??
+            DEFAULT_BOUNDS.maxRetryAfterMs / 1000),
+        maxRetryWaitMs:
+          1000 *
+          (parseInteger('--max-retry-wait', str('max-retry-wait', 'CONFORMANCE_MAX_RETRY_WAIT'), 0) ??
+            DEFAULT_BOUNDS.maxRetryWaitMs / 1000),
       },
     },
     reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? join(ROOT, 'reports')),
-    grep: str('grep', 'CONFORMANCE_GREP') || undefined,
+    grep,
     shard,
     mutant: values.mutant as string | undefined,
     variant: values.variant as string | undefined,
@@ -174,24 +213,57 @@ function shown(text: string): string {
   return escapeControls(redact(text));
 }
 
+/** The failing checks per rule, the broken preconditions with their fixes, the errors outside any check. */
 function printSummary(m: Matrix, reportDir: string): void {
   const c = m.summary.checks;
   const lines = [
     '',
-    `Conformance ${m.summary.verdict.toUpperCase()} — profile ${m.run.profile}, seed ${m.run.seed}${m.run.target.mutant ? `, mutant ${m.run.target.mutant}` : ''}`,
+    `Conformance ${headline(m)} — profile ${m.run.profile}, seed ${m.run.seed}${m.run.target.mutant ? `, mutant ${m.run.target.mutant}` : ''}`,
     `  target:  orders ${m.run.target.ordersUrl}  quotes ${m.run.target.quotesUrl}${m.run.target.embedded ? '  (embedded reference server)' : ''}`,
     `  checks:  ${c.pass} pass, ${c.fail} fail (${m.summary.gatingFailures} gating), ${c.unsupported} unsupported, ${c.skipped} skipped, ${c['setup-failed']} setup-failed`,
-    `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check, ${m.summary.rules.pass ?? 0} passed, ${m.summary.rules.fail ?? 0} failed`,
+    `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check: ${ruleCounts(m)}`,
+    `  gating:  ${gatingLine(m)}`,
   ];
   const failed = new Map<string, string[]>();
   for (const r of m.checks.filter((r) => r.verdict === 'fail')) {
     const key = `${r.gating ? 'FAIL' : 'fail (not gating)'} ${r.rule}`;
-    failed.set(key, [...(failed.get(key) ?? []), r.check]);
+    failed.set(key, [...(failed.get(key) ?? []), `${r.check}${r.failedAt ? ` (${r.failedAt})` : ''}`]);
   }
-  for (const [key, checks] of failed) lines.push(`  ${key}: ${checks.length === 1 ? checks[0] : `${checks.length} checks (${checks.slice(0, 3).join(', ')}${checks.length > 3 ? ', …' : ''})`}`);
-  for (const r of m.checks.filter((r) => r.verdict === 'setup-failed')) lines.push(`  SETUP-FAILED ${r.check}: ${r.message?.split('\n')[0]}`);
+  for (const [key, checks] of failed)
+    lines.push(
+      `  ${key}: ${checks.length === 1 ? checks[0] : `${checks.length} checks (${checks.slice(0, 3).join(', ')}${checks.length > 3 ? ', …' : ''})`}`,
+    );
+  if (m.summary.preconditions.length > 0) {
+    lines.push(
+      m.summary.verdict === 'incomplete'
+        ? '  INCOMPLETE: gating checks could not be judged; what broke, once each, and the fix:'
+        : '  broken preconditions of the run, once each, and the fix:',
+    );
+    lines.push(...preconditionLines(m).map((l) => `    ${l}`));
+    // A setup that broke for a reason the suite does not name: each check says what.
+    const own = m.checks.filter((r) => r.unjudged && ['setup', 'suite-error'].includes(r.unjudged.id));
+    for (const r of own.slice(0, 10)) lines.push(`  SETUP-FAILED ${r.check}: ${r.message?.split('\n')[0]}`);
+    if (own.length > 10) lines.push(`  … ${own.length - 10} more SETUP-FAILED in matrix.md`);
+  }
+  for (const e of m.summary.errors) lines.push(`  ERROR outside any check: ${e.split('\n')[0]}`);
   lines.push(`  reports: ${join(reportDir, 'matrix.html')}, matrix.md, matrix.json, junit.xml, allure-results/`);
   console.log(shown(lines.join('\n')));
+}
+
+/** The exit code of a finished run's matrix: 1 wins over 4 (DESIGN.md, exit codes). */
+function exitCode(m: Matrix): number {
+  return { pass: 0, fail: 1, incomplete: 4, interrupted: 130 }[m.summary.verdict];
+}
+
+/**
+ * The checks `--grep` selects, as vitest matches it (the test's full name: group, check name, rule ids). The preflight
+ * needs it to know which services the run reaches; a run cut short at its deadline lists the ones it never reached.
+ */
+function selectedChecks(groups: Record<string, Check[]>, grep: string | undefined): Check[] {
+  const pattern = grep ? new RegExp(grep) : undefined;
+  return Object.entries(groups).flatMap(([group, checks]) =>
+    checks.filter((c) => !pattern || pattern.test(`${group} ${c.name} [${c.rules.join(' ')}]`)),
+  );
 }
 
 function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
@@ -203,39 +275,44 @@ function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
   return out;
 }
 
-/** Merge the report dirs of a sharded run: one matrix, one JUnit file, one Allure results folder. */
+/** Merge the report dirs of a sharded run: one matrix, one JUnit file (from the merged matrix), one Allure results folder. */
 async function mergeReports(from: string, reportDir: string): Promise<number> {
   const { buildMatrix, writeMatrix } = await import('../suites/harness/matrix.ts');
+  const { writeJUnit } = await import('../suites/harness/junit.ts');
+  const { groupOf } = await import('../suites/harness/matrix-reporter.ts');
   const { allChecks } = await import('../suites/index.ts');
   const matrices = findFiles(resolve(from), /^matrix\.json$/).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Matrix);
   if (matrices.length === 0) throw new UsageError(`no matrix.json under ${from}`);
   mkdirSync(reportDir, { recursive: true });
-  const blobDir = join(reportDir, '.blobs');
-  rmSync(blobDir, { recursive: true, force: true });
-  mkdirSync(blobDir, { recursive: true });
-  for (const blob of findFiles(resolve(from), /^blob-.*\.json$/)) cpSync(blob, join(blobDir, blob.split('/').pop()!));
   const allureDirs = new Set(findFiles(resolve(from), /-result\.json$/).map((f) => f.slice(0, f.lastIndexOf('/'))));
   for (const dir of allureDirs) {
     if (resolve(dir) !== resolve(reportDir, 'allure-results')) cpSync(dir, join(reportDir, 'allure-results'), { recursive: true });
   }
   const first = matrices[0]!;
+  const preconditions = new Map(matrices.flatMap((m) => m.run.preconditions ?? []).map((p) => [p.id, p]));
   const run: RunInfo = {
     ...first.run,
     shard: `merged ${matrices.map((m) => m.run.shard ?? '?').join(', ')}`,
     startedAt: matrices.map((m) => m.run.startedAt).sort()[0]!,
-    finishedAt: matrices.map((m) => m.run.finishedAt).sort().at(-1)!,
+    finishedAt: matrices
+      .map((m) => m.run.finishedAt)
+      .sort()
+      .at(-1)!,
+    preconditions: [...preconditions.values()],
   };
-  const matrix = buildMatrix(matrices.flatMap((m) => m.checks), allChecks, run, VERSION);
+  const stopped =
+    matrices.map((m) => m.summary.stopped).find((s) => s === 'interrupted') ?? matrices.map((m) => m.summary.stopped).find(Boolean);
+  const matrix = buildMatrix(
+    matrices.flatMap((m) => m.checks),
+    allChecks,
+    run,
+    VERSION,
+    { stopped, errors: matrices.flatMap((m) => m.summary.errors ?? []) },
+  );
   writeMatrix(reportDir, matrix);
-  if (readdirSync(blobDir).length > 0) {
-    const { startVitest } = await import('vitest/node');
-    const vitest = await startVitest('test', [], {
-      root: ROOT, mergeReports: blobDir, reporters: [['junit', { outputFile: join(reportDir, 'junit.xml') }]], watch: false,
-    });
-    await vitest?.close();
-  }
+  writeJUnit(reportDir, matrix, groupOf);
   printSummary(matrix, reportDir);
-  return matrix.summary.verdict === 'pass' ? 0 : 1;
+  return exitCode(matrix);
 }
 
 /** The whole job; returns the exit code. */
@@ -313,26 +390,53 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`conformance: missing credentials: ${missing.join('; ')}`);
       return 2;
     }
-    console.log(shown(`conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
-      `, capabilities: ${target.capabilities.join(', ') || 'none'}`));
+    console.log(
+      shown(
+        `conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
+          `, capabilities: ${target.capabilities.join(', ') || 'none'}`,
+      ),
+    );
+
+    // The preflight: what most checks rest on, tried once; what broke is said here and, with its fix, in the summary.
+    const { checkGroups } = await import('../suites/index.ts');
+    const { preflight } = await import('../suites/harness/preflight.ts');
+    const selected = selectedChecks(checkGroups, options.grep);
+    const reaches = (service: string) => selected.some((c) => c.service === service && profileIncludes(target.profile, c.profile));
+    target.preconditions = await preflight(target, { orders: reaches('orders'), quotes: reaches('quotes') });
+    for (const p of target.preconditions) {
+      console.error(
+        shown(`conformance: preflight: ${p.problem}; the checks resting on it will not be judged (the fix follows the summary)`),
+      );
+    }
 
     // Clear only what a run writes, so a report dir can hold other files (reports/README.md).
     for (const name of readdirSync(options.reportDir, { withFileTypes: true }).map((d) => d.name)) {
-      if (/^(matrix\.(json|md|html)|junit\.xml|cleanup\.json|allure-results|blob-.*\.json)$/.test(name)) rmSync(join(options.reportDir, name), { recursive: true, force: true });
+      if (/^(matrix\.(json|md|html)|junit\.xml|cleanup\.json|allure-results)$/.test(name))
+        rmSync(join(options.reportDir, name), { recursive: true, force: true });
     }
     const { specHashes } = await import('../generators/index.ts');
     const run: Omit<RunInfo, 'finishedAt'> = {
-      startedAt: new Date().toISOString(), profile: target.profile, seed: target.seed, strict: target.strict, shard: options.shard,
+      startedAt: new Date().toISOString(),
+      profile: target.profile,
+      seed: target.seed,
+      strict: target.strict,
+      shard: options.shard,
       target: {
-        ordersUrl: target.ordersUrl, quotesUrl: target.quotesUrl, controlUrl: target.controlUrl, capabilities: target.capabilities,
-        embedded: Boolean(server), mutant: options.mutant, info: target.info,
+        ordersUrl: target.ordersUrl,
+        quotesUrl: target.quotesUrl,
+        controlUrl: target.controlUrl,
+        capabilities: target.capabilities,
+        embedded: Boolean(server),
+        mutant: options.mutant,
+        info: target.info,
       },
       specHashes,
+      preconditions: target.preconditions,
+      ...(options.maxDurationS > 0 ? { maxDurationS: options.maxDurationS } : {}),
     };
     // The orders file cleans up what a full run created and writes what it could not (suites/orders/cleanup.ts).
     const cleanupFile = join(options.reportDir, 'cleanup.json');
     process.env.CONFORMANCE_CLEANUP_FILE = cleanupFile;
-    const shardTag = options.shard?.replace('/', '-of-');
     const { startVitest } = await import('vitest/node');
     // Ctrl-C: the run is cancelled (the check under way finishes, the rest are skipped) and the cleanup of what it
     // created still runs; a second Ctrl-C quits at once.
@@ -349,10 +453,14 @@ export async function main(argv: string[]): Promise<number> {
     let deadlineReached = false;
     const onDeadline = () => {
       deadlineReached = true;
-      console.error(`\nconformance: the run's deadline was reached (--max-duration ${options.maxDurationS} s): cancelling the run, then cleaning up what it created`);
+      console.error(
+        `\nconformance: the run's deadline was reached (--max-duration ${options.maxDurationS} s): cancelling the run, then cleaning up what it created`,
+      );
       setTimeout(() => {
-        console.error(`conformance: the run did not stop within ${DEADLINE_GRACE_MS / 1000} s of its deadline: quitting (what it created may be left on the target)`);
-        process.exit(1);
+        console.error(
+          `conformance: the run did not stop within ${DEADLINE_GRACE_MS / 1000} s of its deadline: quitting, INCOMPLETE (what it created may be left on the target)`,
+        );
+        process.exit(4);
       }, DEADLINE_GRACE_MS).unref();
       void running?.cancelCurrentRun('keyboard-input');
     };
@@ -368,11 +476,20 @@ export async function main(argv: string[]): Promise<number> {
       shard: options.shard,
       reporters: [
         'default',
-        ['junit', { outputFile: join(options.reportDir, 'junit.xml') }],
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
         // Before the matrix: a check that timed out or died with its worker is a failure in it (unfinished.ts).
         join(ROOT, 'suites/harness/unfinished.ts'),
-        [join(ROOT, 'suites/harness/matrix-reporter.ts'), { reportDir: options.reportDir, run, version: VERSION }],
+        // The matrix and junit.xml, from the same results.
+        [
+          join(ROOT, 'suites/harness/matrix-reporter.ts'),
+          {
+            reportDir: options.reportDir,
+            run,
+            version: VERSION,
+            deadlineAt,
+            ...(options.shard ? {} : { selected: selected.map((c) => c.name) }),
+          },
+        ],
         {
           onInit: (instance: NonNullable<typeof running>) => {
             running = instance;
@@ -381,7 +498,6 @@ export async function main(argv: string[]): Promise<number> {
             for (const listener of process.listeners('SIGINT')) if (listener !== interrupt) process.removeListener('SIGINT', listener);
           },
         },
-        ...(options.shard ? [['blob', { outputFile: join(options.reportDir, `blob-${shardTag}.json`) }] as [string, Record<string, unknown>]] : []),
       ],
     });
     process.removeListener('SIGINT', interrupt);
@@ -407,11 +523,14 @@ export async function main(argv: string[]): Promise<number> {
       return 130;
     }
     if (deadlineReached) {
-      console.error(`conformance: deadline reached (--max-duration ${options.maxDurationS} s): the verdicts above cover only the checks that ran before it; the run is not a pass`);
-      return 1;
+      console.error(
+        `conformance: deadline reached (--max-duration ${options.maxDurationS} s): the verdicts above cover only the checks that ran before it; ` +
+          `the run is ${matrix.summary.verdict === 'fail' ? 'a failure' : 'INCOMPLETE'}`,
+      );
     }
     if (runErrors > 0) console.error(`conformance: ${runErrors} error(s) outside any check (see the output above): the run is not a pass`);
-    return matrix.summary.verdict === 'pass' && failedTasks === 0 && runErrors === 0 ? 0 : 1;
+    // vitest's own count of failed tests guards the matrix: a failure it missed still fails the run.
+    return failedTasks > 0 || runErrors > 0 ? 1 : exitCode(matrix);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
     await server?.close();
@@ -419,8 +538,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (e: unknown) => {
-    console.error(shown(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`));
-    process.exit(1);
-  });
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(shown(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`));
+      process.exit(1);
+    },
+  );
 }

@@ -60,7 +60,8 @@ function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: b
     const m = /^(\d+)(?:-(\d+))?$/.exec(values['latency-ms']);
     const min = Number(m?.[1]);
     const max = m?.[2] === undefined ? min : Number(m[2]);
-    if (!m || max < min || max > 60_000) usage(`--latency-ms must be MIN-MAX or one number of ms, 0 to 60000, got "${values['latency-ms']}"`);
+    if (!m || max < min || max > 60_000)
+      usage(`--latency-ms must be MIN-MAX or one number of ms, 0 to 60000, got "${values['latency-ms']}"`);
     latencyMs = [min, max];
   }
   return {
@@ -89,20 +90,25 @@ async function main(): Promise<void> {
   } catch (error) {
     usage((error as Error).message);
   }
-  process.stdout.write(`${JSON.stringify({
-    orders: server.ordersUrl,
-    quotes: server.quotesUrl,
-    gateway: server.gatewayUrl,
-    control: server.controlUrl,
-    mutant: server.mutant ?? null,
-    variant: server.variant ?? null,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      orders: server.ordersUrl,
+      quotes: server.quotesUrl,
+      gateway: server.gatewayUrl,
+      control: server.controlUrl,
+      mutant: server.mutant ?? null,
+      variant: server.variant ?? null,
+    })}\n`,
+  );
 
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    server.close().then(() => process.exit(0), () => process.exit(1));
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -8,7 +8,19 @@
 // `root` resolves `#/components/schemas/...`: pass a service entry of generators/out/schemas.json
 // (schemaRoot(service) gives it). `x-assumed` is only reported (Violation.assumed, RequestArbitraries.assumed).
 import * as fc from 'fast-check';
-import { NO_VALUE, UnsupportedSchemaError, boundedFilter, expandAlts, makeCtx, produces, safe, normalize, typesOf, type ArbitraryOptions, type Ctx } from './arbitrary-core.js';
+import {
+  NO_VALUE,
+  UnsupportedSchemaError,
+  boundedFilter,
+  expandAlts,
+  makeCtx,
+  produces,
+  safe,
+  normalize,
+  typesOf,
+  type ArbitraryOptions,
+  type Ctx,
+} from './arbitrary-core.js';
 import { invalidCandidates, type InvalidValue, type Violation } from './arbitrary-invalid.js';
 import { validArb } from './arbitrary-valid.js';
 import { DEFAULT_OUT_DIR } from './config.js';
@@ -42,15 +54,20 @@ export function invalidValue(schema: JsonSchema, options: ArbitraryOptions = {})
   const fails = (v: InvalidValue | typeof NO_VALUE): v is InvalidValue =>
     v !== NO_VALUE &&
     schemaErrors(v.value, schema, ctx.root).some(
-      (e) => e.keyword === v.violation.keyword && e.instancePath === v.violation.path && (v.violation.property === undefined || e.property === undefined || e.property === v.violation.property),
+      (e) =>
+        e.keyword === v.violation.keyword &&
+        e.instancePath === v.violation.path &&
+        (v.violation.property === undefined || e.property === undefined || e.property === v.violation.property),
     );
   const all = invalidCandidates(schema, ctx, 0, false);
   const step = Math.max(1, all.length / MAX_INVALID_CANDIDATES);
   const candidates: fc.Arbitrary<InvalidValue | typeof NO_VALUE>[] = [];
-  for (let i = 0; i < all.length && candidates.length < MAX_INVALID_CANDIDATES; i += step) candidates.push(safe(all[Math.floor(i)] as fc.Arbitrary<InvalidValue>));
+  for (let i = 0; i < all.length && candidates.length < MAX_INVALID_CANDIDATES; i += step)
+    candidates.push(safe(all[Math.floor(i)] as fc.Arbitrary<InvalidValue>));
   const [first] = candidates;
   const arb = first === undefined ? undefined : candidates.length === 1 ? first : fc.oneof(...candidates);
-  if (!arb || !produces(arb, fails, 10)) throw new UnsupportedSchemaError('no invalid value can be built for this schema (it accepts any value?)');
+  if (!arb || !produces(arb, fails, 10))
+    throw new UnsupportedSchemaError('no invalid value can be built for this schema (it accepts any value?)');
   return boundedFilter(arb, fails, 'an invalid value', 500) as fc.Arbitrary<InvalidValue>;
 }
 
@@ -138,7 +155,8 @@ function isArraySchema(schema: JsonSchema, ctx: Ctx): boolean {
 function coerce(s: string, types: readonly string[]): unknown {
   if (types.includes('null') && s === 'null') return null;
   if (types.includes('boolean') && (s === 'true' || s === 'false')) return s === 'true';
-  if ((types.includes('integer') || types.includes('number')) && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(s)) return Number(s);
+  if ((types.includes('integer') || types.includes('number')) && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(s))
+    return Number(s);
   return s;
 }
 
@@ -186,7 +204,8 @@ export function requestArbitraries(service: string, operationId: string, options
   const validWire = (p: ParameterInfo): fc.Arbitrary<string | string[]> =>
     boundedFilter(
       validValue(p.schema, opts).map((v) => toWire(v, p)),
-      (w) => wireOk(p, w) && !(Array.isArray(w) && w.length === 0 && p.required) && matchesSchema(fromWire(w, p.schema, ctx), p.schema, root),
+      (w) =>
+        wireOk(p, w) && !(Array.isArray(w) && w.length === 0 && p.required) && matchesSchema(fromWire(w, p.schema, ctx), p.schema, root),
       `a valid ${p.in} parameter ${p.name} that survives serialisation`,
     );
   const group = (loc: ParameterInfo['in']): fc.Arbitrary<Record<string, string | string[]>> => {
@@ -199,7 +218,9 @@ export function requestArbitraries(service: string, operationId: string, options
   };
   const rb = op.requestBody;
   const bodyArbs = rb
-    ? Object.entries(rb.mediaTypes).map(([mt, info]) => validValue(info.schema, opts).map((body) => ({ mediaType: mt as string | undefined, body })))
+    ? Object.entries(rb.mediaTypes).map(([mt, info]) =>
+        validValue(info.schema, opts).map((body) => ({ mediaType: mt as string | undefined, body })),
+      )
     : [];
   let bodyArb: fc.Arbitrary<{ mediaType: string | undefined; body: unknown }> = fc.constant({ mediaType: undefined, body: undefined });
   if (bodyArbs.length > 0) {
@@ -222,7 +243,9 @@ export function requestArbitraries(service: string, operationId: string, options
       const inv = invalidValue(p.schema, opts).map((iv) => ({ w: toWire(iv.value, p), iv }));
       // Only values whose serialised form reads back as the same (invalid) value keep their violation.
       const faithful = ({ w, iv }: { w: string | string[]; iv: InvalidValue }): boolean =>
-        wireOk(p, w) && !(Array.isArray(w) && (w.length === 0 || !isArraySchema(p.schema, ctx))) && jsonEqual(fromWire(w, p.schema, ctx), iv.value);
+        wireOk(p, w) &&
+        !(Array.isArray(w) && (w.length === 0 || !isArraySchema(p.schema, ctx))) &&
+        jsonEqual(fromWire(w, p.schema, ctx), iv.value);
       if (produces(inv, faithful, 20)) {
         const wire = boundedFilter(inv, faithful, `an invalid ${target} that survives serialisation`, 300);
         targets.push(
@@ -240,7 +263,13 @@ export function requestArbitraries(service: string, operationId: string, options
       targets.push(
         valid.map((req) => ({
           ...place(req, p, undefined),
-          violation: { keyword: 'required', path: '', message: `missing required ${p.in} parameter ${p.name}`, assumed: p.assumed, property: p.name },
+          violation: {
+            keyword: 'required',
+            path: '',
+            message: `missing required ${p.in} parameter ${p.name}`,
+            assumed: p.assumed,
+            property: p.name,
+          },
           target,
         })),
       );

@@ -182,6 +182,7 @@ export function absorb(n: Norm, schema: JsonSchema, ctx: Ctx, depth: number): vo
       case 'if':
         if (isSchema(v)) {
           const c: Norm['conds'][number] = { if: v };
+          // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable
           if (isSchema(schema['then'])) c.then = schema['then'];
           if (isSchema(schema['else'])) c.else = schema['else'];
           n.conds.push(c);
@@ -246,7 +247,9 @@ function mergeKeyword(n: Norm, k: string, v: unknown): void {
     s[k] = m;
   } else if (k === 'prefixItems' && Array.isArray(old) && Array.isArray(v)) {
     const len = Math.max(old.length, v.length);
-    s[k] = Array.from({ length: len }, (_, i) => (i < old.length && i < v.length ? { allOf: [old[i], v[i]] } : i < old.length ? old[i] : v[i]));
+    s[k] = Array.from({ length: len }, (_, i) =>
+      i < old.length && i < v.length ? { allOf: [old[i], v[i]] } : i < old.length ? old[i] : v[i],
+    );
   } else if (k === 'dependentRequired' && isSchemaObject(old) && isSchemaObject(v)) {
     const m: JsonSchemaObject = { ...old };
     for (const [name, x] of Object.entries(v)) {
@@ -266,7 +269,10 @@ export function normToSchema(n: Norm, withExcl = true): JsonSchema {
   const s: JsonSchemaObject = { ...n.s };
   const all: JsonSchema[] = [...n.checks, ...(withExcl ? n.excl : []), ...n.patterns.map((p) => ({ pattern: p }))];
   for (const a of n.alts) all.push({ [a.kind]: a.branches });
-  for (const c of n.conds) all.push({ if: c.if, ...(c.then !== undefined ? { then: c.then } : {}), ...(c.else !== undefined ? { else: c.else } : {}) });
+  for (const c of n.conds) {
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable
+    all.push({ if: c.if, ...(c.then !== undefined ? { then: c.then } : {}), ...(c.else !== undefined ? { else: c.else } : {}) });
+  }
   for (const x of n.nots) all.push({ not: x });
   if (all.length > 0) s['allOf'] = all;
   return s;
@@ -359,7 +365,19 @@ export function typesOf(n: Norm): string[] {
   if (Array.isArray(t)) return t as string[];
   const s = n.s;
   const out: string[] = [];
-  if (['properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'propertyNames', 'dependentRequired'].some((k) => k in s)) out.push('object');
+  if (
+    [
+      'properties',
+      'required',
+      'additionalProperties',
+      'patternProperties',
+      'minProperties',
+      'maxProperties',
+      'propertyNames',
+      'dependentRequired',
+    ].some((k) => k in s)
+  )
+    out.push('object');
   if (['items', 'prefixItems', 'minItems', 'maxItems', 'contains', 'uniqueItems'].some((k) => k in s)) out.push('array');
   if (n.patterns.length > 0 || ['minLength', 'maxLength', 'format'].some((k) => k in s)) out.push('string');
   if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].some((k) => k in s)) out.push('number');

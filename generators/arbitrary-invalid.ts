@@ -137,10 +137,24 @@ function flatCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean): Can
   if ('const' in s) {
     const c = s['const'];
     const other =
-      typeof c === 'string' ? `${c}~` : typeof c === 'number' ? c + 1 : typeof c === 'boolean' ? !c : c === null ? 0 : Array.isArray(c) ? [...c, 0] : { ...(c as object), 'x-not-const': 1 };
+      typeof c === 'string'
+        ? `${c}~`
+        : typeof c === 'number'
+          ? c + 1
+          : typeof c === 'boolean'
+            ? !c
+            : c === null
+              ? 0
+              : Array.isArray(c)
+                ? [...c, 0]
+                : { ...(c as object), 'x-not-const': 1 };
     const fromRest = validOfRest('const');
     const a = fromRest ? fc.oneof(fromRest, fc.constant(other)) : fc.constant(other);
-    local('const', `a value other than ${JSON.stringify(c)}`, a.map((v) => (jsonEqual(v, c) ? other : v)));
+    local(
+      'const',
+      `a value other than ${JSON.stringify(c)}`,
+      a.map((v) => (jsonEqual(v, c) ? other : v)),
+    );
   } else if (Array.isArray(s['enum']) && s['enum'].length > 0) {
     const values = s['enum'];
     const notIn = (x: unknown): boolean => !values.some((e) => jsonEqual(e, x));
@@ -171,16 +185,41 @@ function flatCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean): Can
     const m = num(s['multipleOf']);
     const g = m ?? 1;
     const k = fc.integer({ min: 0, max: 20 });
-    if (min !== undefined) local('minimum', `a number below minimum ${min}`, k.map((i) => (Math.ceil(min / g) - 1 - i) * g));
-    if (xmin !== undefined) local('exclusiveMinimum', `a number not above exclusiveMinimum ${xmin}`, k.map((i) => (Math.floor(xmin / g) - i) * g));
-    if (max !== undefined) local('maximum', `a number above maximum ${max}`, k.map((i) => (Math.floor(max / g) + 1 + i) * g));
-    if (xmax !== undefined) local('exclusiveMaximum', `a number not below exclusiveMaximum ${xmax}`, k.map((i) => (Math.ceil(xmax / g) + i) * g));
+    if (min !== undefined)
+      local(
+        'minimum',
+        `a number below minimum ${min}`,
+        k.map((i) => (Math.ceil(min / g) - 1 - i) * g),
+      );
+    if (xmin !== undefined)
+      local(
+        'exclusiveMinimum',
+        `a number not above exclusiveMinimum ${xmin}`,
+        k.map((i) => (Math.floor(xmin / g) - i) * g),
+      );
+    if (max !== undefined)
+      local(
+        'maximum',
+        `a number above maximum ${max}`,
+        k.map((i) => (Math.floor(max / g) + 1 + i) * g),
+      );
+    if (xmax !== undefined)
+      local(
+        'exclusiveMaximum',
+        `a number not below exclusiveMaximum ${xmax}`,
+        k.map((i) => (Math.ceil(xmax / g) + i) * g),
+      );
     if (m !== undefined) {
       const lo = min ?? (xmin !== undefined ? xmin + m : 0);
       const base = Math.ceil(lo / m) * m;
       const intOnly = declaredTypes !== undefined && !declaredTypes.includes('number');
       const offset = Number.isInteger(m) && m >= 2 ? 1 : intOnly ? undefined : m / 2;
-      if (offset !== undefined) local('multipleOf', `a number that is not a multiple of ${m}`, k.map((i) => base + i * m + offset));
+      if (offset !== undefined)
+        local(
+          'multipleOf',
+          `a number that is not a multiple of ${m}`,
+          k.map((i) => base + i * m + offset),
+        );
     }
   }
 
@@ -265,7 +304,14 @@ function stringMutations(v: string): string[] {
 
 type Mk = (keyword: string, message: string, a: fc.Arbitrary<unknown>, extra?: Partial<Violation>) => Cand;
 
-function arrayCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk: Mk, withBounds: (p: JsonSchemaObject) => fc.Arbitrary<unknown>): Cand[] {
+function arrayCandidates(
+  n: Norm,
+  ctx: Ctx,
+  depth: number,
+  assumed: boolean,
+  mk: Mk,
+  withBounds: (p: JsonSchemaObject) => fc.Arbitrary<unknown>,
+): Cand[] {
   const s = n.s;
   const out: Cand[] = [];
   const tryPush = (f: () => Cand | Cand[]): void => {
@@ -280,9 +326,11 @@ function arrayCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk:
   const maxI = num(s['maxItems']);
   const prefix = Array.isArray(s['prefixItems']) ? s['prefixItems'].filter(isSchema) : [];
   const items = isSchema(s['items']) ? s['items'] : undefined;
-  if (minI !== undefined && minI > 0) tryPush(() => mk('minItems', `an array with fewer than ${minI} items`, withBounds({ minItems: 0, maxItems: minI - 1 })));
+  if (minI !== undefined && minI > 0)
+    tryPush(() => mk('minItems', `an array with fewer than ${minI} items`, withBounds({ minItems: 0, maxItems: minI - 1 })));
   if (maxI !== undefined && maxI < 50) {
-    if (items !== false) tryPush(() => mk('maxItems', `an array with more than ${maxI} items`, withBounds({ minItems: maxI + 1, maxItems: maxI + 1 })));
+    if (items !== false)
+      tryPush(() => mk('maxItems', `an array with more than ${maxI} items`, withBounds({ minItems: maxI + 1, maxItems: maxI + 1 })));
   }
   if (items === false && prefix.length > 0) {
     tryPush(() =>
@@ -298,12 +346,14 @@ function arrayCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk:
       mk(
         'uniqueItems',
         'an array with a repeated item',
-        (boundedFilter(
-          withBounds({ minItems: Math.max(1, minI ?? 0), maxItems: Math.max(1, Math.min(maxI ?? 3, 3) - 1) }),
-          // Ajv's uniqueItems misses repeated strings named like Object.prototype members ('__proto__').
-          (a) => Array.isArray(a) && a.length > 0 && !(typeof a[0] === 'string' && a[0] in {}),
-          'a non-empty valid array',
-        ) as fc.Arbitrary<unknown[]>).map((a) => [...a, a[0]]),
+        (
+          boundedFilter(
+            withBounds({ minItems: Math.max(1, minI ?? 0), maxItems: Math.max(1, Math.min(maxI ?? 3, 3) - 1) }),
+            // Ajv's uniqueItems misses repeated strings named like Object.prototype members ('__proto__').
+            (a) => Array.isArray(a) && a.length > 0 && !(typeof a[0] === 'string' && a[0] in {}),
+            'a non-empty valid array',
+          ) as fc.Arbitrary<unknown[]>
+        ).map((a) => [...a, a[0]]),
       ),
     );
   }
@@ -311,7 +361,10 @@ function arrayCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk:
   // Nested: one invalid item inside an otherwise valid array.
   prefix.forEach((p, j) => {
     tryPush(() => {
-      const host = withBounds({ minItems: Math.max(minI ?? 0, j + 1), maxItems: Math.max(maxI === undefined ? j + 1 : Math.min(maxI, j + 2), j + 1) });
+      const host = withBounds({
+        minItems: Math.max(minI ?? 0, j + 1),
+        maxItems: Math.max(maxI === undefined ? j + 1 : Math.min(maxI, j + 2), j + 1),
+      });
       return invalidCandidates(p, ctx, depth + 1, assumed).map((c) =>
         fc.tuple(host, c).map(([a, iv]) => {
           const arr = [...(a as unknown[])];
@@ -324,7 +377,10 @@ function arrayCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk:
   if (items !== undefined && items !== false && (maxI === undefined || maxI > prefix.length)) {
     tryPush(() => {
       const { max } = arrayBounds(s, ctx, 0);
-      const host = withBounds({ minItems: Math.max(minI ?? 0, prefix.length + 1), maxItems: Math.max(prefix.length + 1, Math.min(max, prefix.length + 2)) });
+      const host = withBounds({
+        minItems: Math.max(minI ?? 0, prefix.length + 1),
+        maxItems: Math.max(prefix.length + 1, Math.min(max, prefix.length + 2)),
+      });
       return invalidCandidates(items, ctx, depth + 1, assumed).map((c) =>
         fc.tuple(host, c, fc.nat()).map(([a, iv, k]) => {
           const arr = [...(a as unknown[])];
@@ -377,7 +433,14 @@ function objectCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk
   }
   if (ap === false) {
     const key = undeclaredKey('zzUnexpected');
-    tryPush(() => mk('additionalProperties', `object with undeclared property ${JSON.stringify(key)}`, host().map((o) => ({ ...o, [key]: 'x' })), { property: key }));
+    tryPush(() =>
+      mk(
+        'additionalProperties',
+        `object with undeclared property ${JSON.stringify(key)}`,
+        host().map((o) => ({ ...o, [key]: 'x' })),
+        { property: key },
+      ),
+    );
   }
   const maxP = num(s['maxProperties']);
   if (maxP !== undefined && maxP < 50) {

@@ -197,7 +197,8 @@ function numberArb(s: JsonSchemaObject): fc.Arbitrary<number> {
   if (lo === undefined) lo = hi === undefined ? -1e9 : Math.min(hi, 0) - 1e9;
   if (hi === undefined) hi = Math.max(lo, 0) + 1e9;
   const m = num(s['multipleOf']);
-  const inRange = (v: number): boolean => (loEx ? v > (lo as number) : v >= (lo as number)) && (hiEx ? v < (hi as number) : v <= (hi as number));
+  const inRange = (v: number): boolean =>
+    (loEx ? v > (lo as number) : v >= (lo as number)) && (hiEx ? v < (hi as number) : v <= (hi as number));
   if (m !== undefined) {
     const kLo = Math.ceil(lo / m);
     const kHi = Math.floor(hi / m);
@@ -234,9 +235,15 @@ function stringArb(n: Norm, ctx: Ctx): fc.Arbitrary<string> {
     boundedFilter(a, (x) => codePointLength(x) >= minL && codePointLength(x) <= (maxL ?? Infinity), `format ${what} within length bounds`);
   switch (s['format']) {
     case 'date-time':
-      return fitting(dateArb().map((d) => d.toISOString()), 'date-time');
+      return fitting(
+        dateArb().map((d) => d.toISOString()),
+        'date-time',
+      );
     case 'date':
-      return fitting(dateArb().map((d) => d.toISOString().slice(0, 10)), 'date');
+      return fitting(
+        dateArb().map((d) => d.toISOString().slice(0, 10)),
+        'date',
+      );
     case 'uuid':
       return fitting(fc.uuid({ version: 4 }), 'uuid');
     case 'email':
@@ -338,9 +345,10 @@ function objectArb(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<Record<string
     }
   }
   const presentRequired = requiredKeys.filter((k) => k in model);
-  let arb: fc.Arbitrary<Record<string, unknown>> = fc.record(model, { requiredKeys: presentRequired, noNullPrototype: true }) as fc.Arbitrary<
-    Record<string, unknown>
-  >;
+  let arb: fc.Arbitrary<Record<string, unknown>> = fc.record(model, {
+    requiredKeys: presentRequired,
+    noNullPrototype: true,
+  }) as fc.Arbitrary<Record<string, unknown>>;
 
   // Map entries: patternProperties, and additionalProperties when it is a schema.
   const entryArbs: fc.Arbitrary<[string, unknown]>[] = [];
@@ -353,7 +361,11 @@ function objectArb(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<Record<string
   if (isSchemaObject(ap)) {
     const baseKey =
       propertyNames !== undefined
-        ? (boundedFilter(validArb(propertyNames, ctx, depth + 1), (k) => typeof k === 'string', 'a string key from propertyNames') as fc.Arbitrary<string>)
+        ? (boundedFilter(
+            validArb(propertyNames, ctx, depth + 1),
+            (k) => typeof k === 'string',
+            'a string key from propertyNames',
+          ) as fc.Arbitrary<string>)
         : fc.string({ minLength: 1, maxLength: 10 });
     const keyArb = boundedFilter(baseKey, (k) => keyOk(k) && !matchesPattern(k), 'a new additionalProperties key');
     entryArbs.push(fc.tuple(keyArb, validArb(ap, ctx, depth + 1)));
@@ -391,9 +403,18 @@ function objectArb(n: Norm, ctx: Ctx, depth: number): fc.Arbitrary<Record<string
     });
   }
   const needsCheck =
-    notSets.length > 0 || 'maxProperties' in s || 'minProperties' in s || 'dependentRequired' in s || 'dependentSchemas' in s || patternProps.length > 1 || propertyNames !== undefined;
+    notSets.length > 0 ||
+    'maxProperties' in s ||
+    'minProperties' in s ||
+    'dependentRequired' in s ||
+    'dependentSchemas' in s ||
+    patternProps.length > 1 ||
+    propertyNames !== undefined;
   if (needsCheck) {
-    const full = normToSchema({ ...n, alts: [], conds: [], checks: [], nots: n.nots.filter((x) => isSchemaObject(x) && Array.isArray(x['required'])) }, false);
+    const full = normToSchema(
+      { ...n, alts: [], conds: [], checks: [], nots: n.nots.filter((x) => isSchemaObject(x) && Array.isArray(x['required'])) },
+      false,
+    );
     arb = boundedFilter(arb, (o) => matchesSchema(o, full, ctx.root), 'object constraints (not/min/maxProperties/dependencies)');
   }
   return arb;

@@ -240,7 +240,13 @@ function compileValidators(models: readonly ServiceModel[], header: readonly str
   return `${header.map((l) => `// ${l}`).join('\n')}\n${inlineRuntime(code)}\n`;
 }
 
-function addOrExplain(ajv: InstanceType<typeof Ajv2020>, schema: JsonSchema, key: string | undefined, m: ServiceModel, where: string): void {
+function addOrExplain(
+  ajv: InstanceType<typeof Ajv2020>,
+  schema: JsonSchema,
+  key: string | undefined,
+  m: ServiceModel,
+  where: string,
+): void {
   try {
     ajv.addSchema(schema as JsonSchemaObject, key);
   } catch (e) {

@@ -71,7 +71,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const opts: CliOptions = { check: false, specs: [...DEFAULT_SPECS], outDir: DEFAULT_OUT_DIR, quiet: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined || v === '') throw new Error(`${flag} needs a value`);

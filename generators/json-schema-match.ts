@@ -56,7 +56,7 @@ export function codePointLength(s: string): number {
   return n;
 }
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const own = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 /** Does `value` match `schema`? `root` resolves `#/...` references. */
 export function matchesSchema(value: unknown, schema: JsonSchema, root?: unknown): boolean {
@@ -92,7 +92,11 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   if (type !== undefined) {
     if (Array.isArray(type)) {
       let ok = false;
-      for (const t of type) if (typeMatches(v, t)) { ok = true; break; }
+      for (const t of type)
+        if (typeMatches(v, t)) {
+          ok = true;
+          break;
+        }
       if (!ok) return false;
     } else if (!typeMatches(v, type)) return false;
   }
@@ -100,7 +104,11 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   const en = s['enum'];
   if (Array.isArray(en)) {
     let ok = false;
-    for (const e of en) if (jsonEqual(v, e)) { ok = true; break; }
+    for (const e of en)
+      if (jsonEqual(v, e)) {
+        ok = true;
+        break;
+      }
     if (!ok) return false;
   }
   const allOf = s['allOf'];
@@ -108,7 +116,11 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   const anyOf = s['anyOf'];
   if (Array.isArray(anyOf)) {
     let ok = false;
-    for (const x of anyOf) if (check(v, x, root, d)) { ok = true; break; }
+    for (const x of anyOf)
+      if (check(v, x, root, d)) {
+        ok = true;
+        break;
+      }
     if (!ok) return false;
   }
   const oneOf = s['oneOf'];
@@ -140,7 +152,7 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   }
 
   if (typeof v === 'string') {
-    const len = (typeof s['minLength'] === 'number' || typeof s['maxLength'] === 'number') ? codePointLength(v) : 0;
+    const len = typeof s['minLength'] === 'number' || typeof s['maxLength'] === 'number' ? codePointLength(v) : 0;
     if (typeof s['minLength'] === 'number' && len < s['minLength']) return false;
     if (typeof s['maxLength'] === 'number' && len > s['maxLength']) return false;
     if (typeof s['pattern'] === 'string' && !schemaRegExp(s['pattern']).test(v)) return false;
@@ -315,7 +327,8 @@ function collect(v: unknown, schema: unknown, root: unknown, path: string, out: 
     }
     if (isSchemaObject(s['dependentRequired'])) {
       for (const [k, deps] of Object.entries(s['dependentRequired'])) {
-        if (own(v, k) && Array.isArray(deps)) for (const dep of deps) if (typeof dep === 'string' && !own(v, dep)) push('dependentRequired', { property: dep });
+        if (own(v, k) && Array.isArray(deps))
+          for (const dep of deps) if (typeof dep === 'string' && !own(v, dep)) push('dependentRequired', { property: dep });
       }
     }
     const props = isSchemaObject(s['properties']) ? s['properties'] : {};

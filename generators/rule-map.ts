@@ -18,7 +18,12 @@ const ANY_CHILD_SINGLE = ['items', 'additionalProperties', 'contains', 'unevalua
 
 /** Every `{pointer, rule}` under `schema`; `root` resolves `#/...` refs. */
 export function collectRulePointers(schema: JsonSchema, root: unknown, at = ''): RulePointer[] {
-  return collectAnnotationPointers(schema, root, (s) => (typeof s['x-rule'] === 'string' && s['x-rule'] !== '' ? s['x-rule'] : undefined), at);
+  return collectAnnotationPointers(
+    schema,
+    root,
+    (s) => (typeof s['x-rule'] === 'string' && s['x-rule'] !== '' ? s['x-rule'] : undefined),
+    at,
+  );
 }
 
 /** Instance-path patterns of the schemas for which `pick` returns a value (same walk as the rule map). */

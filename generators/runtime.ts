@@ -122,9 +122,11 @@ function statusKeys(status: number): string[] {
 function formatMessage(e: AjvError): string {
   const base = e.message ?? e.keyword;
   const p = e.params;
-  if (e.keyword === 'enum' && Array.isArray(p['allowedValues'])) return `${base}: ${p['allowedValues'].map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum' && Array.isArray(p['allowedValues']))
+    return `${base}: ${p['allowedValues'].map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'const' && 'allowedValue' in p) return `${base}: ${JSON.stringify(p['allowedValue'])}`;
-  if (e.keyword === 'additionalProperties' && typeof p['additionalProperty'] === 'string') return `${base}: ${JSON.stringify(p['additionalProperty'])}`;
+  if (e.keyword === 'additionalProperties' && typeof p['additionalProperty'] === 'string')
+    return `${base}: ${JSON.stringify(p['additionalProperty'])}`;
   return base;
 }
 
@@ -164,7 +166,10 @@ export function createApi(index: GeneratedIndex, validators: Record<string, Vali
 
   const validateWith = (validatorName: string, value: unknown, fallbackRule: string, service?: string): SchemaError[] => {
     const v = validators[validatorName];
-    if (!v) throw new Error(`no generated validator ${validatorName}${service ? ` (service ${service})` : ''}: regenerate with \`npm run generate\``);
+    if (!v)
+      throw new Error(
+        `no generated validator ${validatorName}${service ? ` (service ${service})` : ''}: regenerate with \`npm run generate\``,
+      );
     if (v(value)) return [];
     const pointers = ruleMaps.get(validatorName);
     return (v.errors ?? []).map((e) => ({
@@ -234,7 +239,8 @@ export function createApi(index: GeneratedIndex, validators: Record<string, Vali
     return validateWith(vname, value, index.operations.defaultRules[service] ?? '', service);
   };
 
-  const listOperations = (service?: string): OperationInfo[] => (service === undefined ? [...ops] : ops.filter((o) => o.service === service));
+  const listOperations = (service?: string): OperationInfo[] =>
+    service === undefined ? [...ops] : ops.filter((o) => o.service === service);
 
   return {
     outDir: index.outDir,

@@ -89,7 +89,10 @@ export function fragmentSegments(ref: string): string[] {
   const frag = ref.slice(1);
   if (frag === '') return [];
   if (!frag.startsWith('/')) throw new Error(`only JSON-pointer references are supported, got ${JSON.stringify(ref)}`);
-  return frag.slice(1).split('/').map((s) => unescapePointerSegment(decodeURIComponent(s)));
+  return frag
+    .slice(1)
+    .split('/')
+    .map((s) => unescapePointerSegment(decodeURIComponent(s)));
 }
 
 /** Value at a `#/...` reference inside `root`, or undefined. */
@@ -97,7 +100,7 @@ export function getByRef(root: unknown, ref: string): unknown {
   let cur: unknown = root;
   for (const seg of fragmentSegments(ref)) {
     if (Array.isArray(cur)) cur = cur[Number(seg)];
-    else if (isSchemaObject(cur)) cur = Object.prototype.hasOwnProperty.call(cur, seg) ? cur[seg] : undefined;
+    else if (isSchemaObject(cur)) cur = Object.hasOwn(cur, seg) ? cur[seg] : undefined;
     else return undefined;
   }
   return cur;

@@ -69,11 +69,13 @@ export function checkFreshness(outDir: string, specs: readonly SpecSource[]): Fr
     if (!before.has(key)) return { fresh: false, reason: `${s.file} (${s.service}) was not an input of the last generation` };
     const old = before.get(key);
     if (old !== s.sha256) {
-      const what = s.sha256 === null ? 'is now missing' : old === null ? 'appeared' : `changed (sha256 ${short(old)} -> ${short(s.sha256)})`;
+      const what =
+        s.sha256 === null ? 'is now missing' : old === null ? 'appeared' : `changed (sha256 ${short(old)} -> ${short(s.sha256)})`;
       return { fresh: false, reason: `${s.file} ${what}` };
     }
   }
-  if (stamp.generator !== generatorHash()) return { fresh: false, reason: 'the generator (generators/*.ts or ajv/openapi-typescript) changed' };
+  if (stamp.generator !== generatorHash())
+    return { fresh: false, reason: 'the generator (generators/*.ts or ajv/openapi-typescript) changed' };
   for (const f of stamp.files) {
     if (!existsSync(join(outDir, f))) return { fresh: false, reason: `${f} is missing from ${displayPath(outDir)}` };
   }

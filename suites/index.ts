@@ -10,7 +10,9 @@ import * as quoteShape from './quotes/shape.checks.ts';
 import * as quoteVenues from './quotes/venues.checks.ts';
 import * as quoteQuote from './quotes/quote.checks.ts';
 import * as quoteQuoteEncoding from './quotes/quote-encoding.checks.ts';
-import * as quoteParams from './quotes/params.checks.ts';
+import * as quoteParamsRouting from './quotes/params-routing.checks.ts';
+import * as quoteParamsSizing from './quotes/params-sizing.checks.ts';
+import * as quoteParamsTransaction from './quotes/params-transaction.checks.ts';
 import * as quoteBounds from './quotes/bounds.checks.ts';
 import * as quoteErrors from './quotes/errors.checks.ts';
 import * as quotePrices from './quotes/prices.checks.ts';
@@ -18,17 +20,18 @@ import * as quoteOutages from './quotes/outages.checks.ts';
 import * as quoteRate from './quotes/rate.checks.ts';
 import * as quoteDistributor from './quotes/distributor.checks.ts';
 import * as quoteHostile from './quotes/hostile-input.checks.ts';
-import * as orderAuth from './orders/auth.checks.ts';
 import * as orderHealth from './orders/health.checks.ts';
+import * as orderAuth from './orders/auth.checks.ts';
 import * as orderRequestId from './orders/request-id.checks.ts';
 import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
-import * as orderHostile from './orders/hostile-input.checks.ts';
-import * as orderIsolation from './orders/isolation.checks.ts';
 import * as orderOnboarding from './orders/onboarding.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
 import * as orderIntent from './orders/intent.checks.ts';
-import * as orderCreate from './orders/create.checks.ts';
+import * as orderConfirm from './orders/confirm.checks.ts';
+import * as orderConfirmTamper from './orders/confirm-tamper.checks.ts';
+import * as orderLimits from './orders/limits.checks.ts';
+import * as orderLimitsNotional from './orders/limits-notional.checks.ts';
 import * as orderReads from './orders/reads.checks.ts';
 import * as orderReporting from './orders/reporting.checks.ts';
 import * as orderActions from './orders/actions.checks.ts';
@@ -39,13 +42,19 @@ import * as orderIdempotency from './orders/idempotency.checks.ts';
 import * as orderIdempotencyActions from './orders/idempotency-actions.checks.ts';
 import * as orderConcurrency from './orders/concurrency.checks.ts';
 import * as orderTriggers from './orders/triggers.checks.ts';
+import * as orderTriggerFills from './orders/trigger-fills.checks.ts';
+import * as orderTriggerPatch from './orders/trigger-patch.checks.ts';
 import * as orderModel from './orders/model/model.checks.ts';
-import * as orderWithdrawals from './orders/withdrawals.checks.ts';
+import * as orderWalletWithdrawals from './orders/wallet-withdrawals.checks.ts';
+import * as orderOrderWithdrawals from './orders/order-withdrawals.checks.ts';
 import * as orderErrors from './orders/errors.checks.ts';
+import * as orderHostile from './orders/hostile-input.checks.ts';
+import * as orderIsolation from './orders/isolation.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
-  return Object.values(module).flatMap((v) => (Array.isArray(v) ? v : [v]))
+  return Object.values(module)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
     .filter((v): v is Check => typeof v === 'object' && v !== null && 'run' in v && 'rules' in v);
 }
 
@@ -60,7 +69,9 @@ export const checkGroups: Record<string, Check[]> = {
   'quotes/shape': checksOf(quoteShape),
   'quotes/quote': checksOf(quoteQuote),
   'quotes/quote-encoding': checksOf(quoteQuoteEncoding),
-  'quotes/params': checksOf(quoteParams),
+  'quotes/params-routing': checksOf(quoteParamsRouting),
+  'quotes/params-sizing': checksOf(quoteParamsSizing),
+  'quotes/params-transaction': checksOf(quoteParamsTransaction),
   'quotes/bounds': checksOf(quoteBounds),
   'quotes/errors': checksOf(quoteErrors),
   'quotes/prices': checksOf(quotePrices),
@@ -76,7 +87,10 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/me': checksOf(orderMe),
   'orders/balance': checksOf(orderBalance),
   'orders/intent': checksOf(orderIntent),
-  'orders/create': checksOf(orderCreate),
+  'orders/confirm': checksOf(orderConfirm),
+  'orders/confirm-tamper': checksOf(orderConfirmTamper),
+  'orders/limits': checksOf(orderLimits),
+  'orders/limits-notional': checksOf(orderLimitsNotional),
   'orders/reads': checksOf(orderReads),
   'orders/reporting': checksOf(orderReporting),
   'orders/actions': checksOf(orderActions),
@@ -87,8 +101,11 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/idempotency-actions': checksOf(orderIdempotencyActions),
   'orders/concurrency': checksOf(orderConcurrency),
   'orders/triggers': checksOf(orderTriggers),
+  'orders/trigger-fills': checksOf(orderTriggerFills),
+  'orders/trigger-patch': checksOf(orderTriggerPatch),
   'orders/model': checksOf(orderModel),
-  'orders/withdrawals': checksOf(orderWithdrawals),
+  'orders/wallet-withdrawals': checksOf(orderWalletWithdrawals),
+  'orders/order-withdrawals': checksOf(orderOrderWithdrawals),
   'orders/errors': checksOf(orderErrors),
   'orders/hostile-input': checksOf(orderHostile),
   'orders/isolation': checksOf(orderIsolation),

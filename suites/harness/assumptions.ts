@@ -18,13 +18,17 @@
 
 export const ASSUMPTIONS = {
   'siws-form': 'the SIWS canonical form of specs/siws.yaml (CONFORMANCE_SIWS_*): confirmed by a canonical sign-in answered 2xx',
-  'intent-template': 'the POST /orders/intent template of each order type (specs/order-templates.yaml, UNKNOWNS O7): confirmed per type by an intent of that template answered 2xx',
-  'inline-onboarding': 'an intent with onboardIfNeeded carries the wallet as a top-level userPubkey (UNKNOWNS O7): confirmed by such an intent answered 2xx for a never-onboarded user',
+  'intent-template':
+    'the POST /orders/intent template of each order type (specs/order-templates.yaml, UNKNOWNS O7): confirmed per type by an intent of that template answered 2xx',
+  'inline-onboarding':
+    'an intent with onboardIfNeeded carries the wallet as a top-level userPubkey (UNKNOWNS O7): confirmed by such an intent answered 2xx for a never-onboarded user',
   'dca-patch': 'the PATCH /dca/{orderId} bodies (UNKNOWNS O8): confirmed by a PATCH answered 2xx',
   'dca-modify-confirm': 'the POST /dca/{orderId}/modify/confirm body (UNKNOWNS O9): confirmed by a modify confirm answered 2xx',
   'trigger-patch': 'the trigger-order PATCH body {config: {partial}} (UNKNOWNS O10): confirmed by a PATCH answered 2xx',
-  'withdrawal-transaction': 'the unsigned withdrawal transaction under data.transaction (UNKNOWNS O12, CONFORMANCE_WITHDRAWAL_TRANSACTION_FIELD): confirmed by a withdrawal build answered 2xx with a transaction there',
-  'order-withdrawal-confirm': 'the POST /orders/{orderId}/withdraw/confirm body {signedTransaction} (UNKNOWNS O12): confirmed by such a confirm answered 2xx',
+  'withdrawal-transaction':
+    'the unsigned withdrawal transaction under data.transaction (UNKNOWNS O12, CONFORMANCE_WITHDRAWAL_TRANSACTION_FIELD): confirmed by a withdrawal build answered 2xx with a transaction there',
+  'order-withdrawal-confirm':
+    'the POST /orders/{orderId}/withdraw/confirm body {signedTransaction} (UNKNOWNS O12): confirmed by such a confirm answered 2xx',
 } as const;
 
 export type Assumption = keyof typeof ASSUMPTIONS;

@@ -1,3 +1,5 @@
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { AssumptionLog, type Assumption } from './assumptions.ts';
 import { ServiceClient, type Violation } from './client.ts';
@@ -6,7 +8,8 @@ import { noteCreated } from './ledger.ts';
 import { concurrencyLimitFor, DEFAULT_MAX_CONCURRENCY, pacerFor } from './pacer.ts';
 import { safeMethodsOnly } from './safe-methods.ts';
 import type { Exchange } from './exchange.ts';
-import { ConformanceFailure, Skipped, type FailureDetail } from './failure.ts';
+import { ConformanceFailure, SetupFailed, Skipped, Unsupported, type FailureDetail } from './failure.ts';
+import type { KnownRule } from '../../generators/vocabulary.ts';
 import type { Capability, Profile, ServiceName, TargetEnv } from './types.ts';
 
 /** One check: a small object named after the fact it checks, citing the rule ids it covers (STYLE.md 1, 2). */
@@ -20,11 +23,35 @@ export interface Check {
   /** capabilities of the control API it needs; missing ones make the verdict `unsupported` */
   needs?: readonly Capability[];
   run(t: CheckContext): Promise<void>;
+  /** where it is defined, `suites/…/x.checks.ts:LINE` (set by defineCheck); failures print it */
+  source?: string;
 }
 
-export function defineCheck(check: Check): Check {
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+// Deep enough that a failure raised in a helper still shows the frame of the check that called it (failure sites).
+Error.stackTraceLimit = Math.max(Error.stackTraceLimit, 50);
+
+/** `suites/…/file.ts:LINE` of one stack frame in the project (absolute path or file URL), else undefined. */
+export function sourceSite(frame: string): string | undefined {
+  const m = /(?:file:\/\/)?(\/[^\s():]+\.ts):(\d+):\d+/.exec(frame);
+  if (!m) return undefined;
+  const path = relative(ROOT, m[1]!);
+  return path.startsWith('..') ? undefined : `${path}:${m[2]}`;
+}
+
+/** `rules` written as literals must be rule ids of the catalogue (a misspelt id is a type error). */
+export function defineCheck<const R extends string>(check: Omit<Check, 'rules'> & { rules: readonly KnownRule<R>[] }): Check {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(check.name)) throw new Error(`check name "${check.name}" is not kebab-case`);
   if (check.rules.length === 0) throw new Error(`check "${check.name}" cites no rule`);
+  // The line of the check's own file that defines it: the outermost caller frame in a *.checks.ts file (a factory's
+  // caller, not the factory), else the caller.
+  const sites = (new Error().stack ?? '')
+    .split('\n')
+    .slice(2)
+    .map(sourceSite)
+    .filter((site): site is string => site !== undefined);
+  check.source ??= sites.findLast((site) => /\.checks\.ts:/.test(site)) ?? sites[0];
   return check;
 }
 
@@ -44,7 +71,10 @@ export class CheckContext {
   readonly gateway?: ServiceClient;
   readonly control: ControlAdapter;
 
-  constructor(readonly check: Check, readonly env: TargetEnv) {
+  constructor(
+    readonly check: Check,
+    readonly env: TargetEnv,
+  ) {
     const record = (e: Exchange) => {
       this.exchanges.push(e);
       noteCreated(e);
@@ -57,11 +87,40 @@ export class CheckContext {
     const quoteHeaders: Record<string, string> = { accept: 'application/json' };
     if (env.credentials.quotesApiKey) quoteHeaders['x-api-key'] = env.credentials.quotesApiKey;
     // smoke and readonly send the order service safe methods only (safe-methods.ts).
-    this.orders = safeMethodsOnly(new ServiceClient({ service: 'orders', baseUrl: env.ordersUrl, timeoutMs: env.timeoutMs, defaultHeaders: orderHeaders, record, violation, pacer, limit }), check.name, env.profile);
-    this.quotes = new ServiceClient({ service: 'quotes', baseUrl: env.quotesUrl, timeoutMs: env.timeoutMs, defaultHeaders: quoteHeaders, record, violation, pacer, limit });
+    this.orders = safeMethodsOnly(
+      new ServiceClient({
+        service: 'orders',
+        baseUrl: env.ordersUrl,
+        timeoutMs: env.timeoutMs,
+        defaultHeaders: orderHeaders,
+        record,
+        violation,
+        pacer,
+        limit,
+      }),
+      check.name,
+      env.profile,
+    );
+    this.quotes = new ServiceClient({
+      service: 'quotes',
+      baseUrl: env.quotesUrl,
+      timeoutMs: env.timeoutMs,
+      defaultHeaders: quoteHeaders,
+      record,
+      violation,
+      pacer,
+      limit,
+    });
     if (env.gatewayUrl && env.credentials.quotesJwt) {
       this.gateway = new ServiceClient({
-        service: 'quotes', baseUrl: env.gatewayUrl, timeoutMs: env.timeoutMs, record, violation, pacer, limit, errorBodies: 'status-only',
+        service: 'quotes',
+        baseUrl: env.gatewayUrl,
+        timeoutMs: env.timeoutMs,
+        record,
+        violation,
+        pacer,
+        limit,
+        errorBodies: 'status-only',
         defaultHeaders: { authorization: `Bearer ${env.credentials.quotesJwt}` },
       });
     }
@@ -72,7 +131,11 @@ export class CheckContext {
     if (!this.check.rules.includes(rule)) throw new Error(`check "${this.check.name}" asserts ${rule} but does not cite it`);
   }
 
-  /** Assert a fact of `rule`; on failure the check fails naming that rule. */
+  /**
+   * Assert a fact of `rule`; on failure the check fails naming that rule. `rule` must be one the check cites (its
+   * `rules` are type-checked). TODO(issue 14): `RuleId` once every helper passing a rule id takes a `RuleId` (an
+   * assertion signature cannot be generic like `property`'s without circular inference in loops).
+   */
   expect(rule: string, condition: unknown, detail: FailureDetail): asserts condition {
     this.cite(rule);
     if (!condition) throw new ConformanceFailure(rule, detail);
@@ -118,13 +181,18 @@ export class CheckContext {
    * A property of `rule` over values of `arb`, with the run's seed; a counterexample fails the check with the seed,
    * the shrunk value and the replay path. `predicate` asserts with `t.expect` or returns false.
    */
-  async property<T>(rule: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<boolean | void>,
-    numRuns = this.env.numRuns): Promise<void> {
+  async property<T, R extends string = string>(
+    rule: KnownRule<R>,
+    arb: fc.Arbitrary<T>,
+    predicate: (value: T) => Promise<boolean | void>,
+    numRuns = this.env.numRuns,
+  ): Promise<void> {
     this.cite(rule);
     let lastFailure: ConformanceFailure | undefined;
-    // A skip before any failure (e.g. the target rejected an assumed template) ends the property with that skip, never
-    // with a counterexample; once a value failed, a skipping value is only a shrink candidate that proves nothing.
-    let skipped: Skipped | undefined;
+    // A skip or a broken setup before any failure (e.g. the target rejected an assumed template, an onboarding failed)
+    // ends the property with it, never with a counterexample; once a value failed, a skipping value is only a shrink
+    // candidate that proves nothing.
+    let skipped: Skipped | SetupFailed | Unsupported | undefined;
     let failedOnce = false;
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
@@ -134,7 +202,7 @@ export class CheckContext {
           failedOnce ||= !held;
           return held;
         } catch (e) {
-          if (e instanceof Skipped) {
+          if (e instanceof Skipped || e instanceof SetupFailed || e instanceof Unsupported) {
             if (!failedOnce) skipped = e;
             return true;
           }
@@ -147,10 +215,17 @@ export class CheckContext {
     );
     if (skipped) throw skipped;
     if (!details.failed) return;
-    const base = lastFailure ?? new ConformanceFailure(rule, { documented: `the property of ${rule} holds for every generated value`, received: details.counterexample?.[0] });
+    const base =
+      lastFailure ??
+      new ConformanceFailure(rule, {
+        documented: `the property of ${rule} holds for every generated value`,
+        received: details.counterexample?.[0],
+      });
     throw new ConformanceFailure(base.rule, base.detail, {
-      seed: details.seed, path: details.counterexample ? details.counterexamplePath ?? undefined : undefined,
-      counterexample: details.counterexample?.[0], numRuns,
+      seed: details.seed,
+      path: details.counterexample ? (details.counterexamplePath ?? undefined) : undefined,
+      counterexample: details.counterexample?.[0],
+      numRuns,
     });
   }
 }

@@ -151,8 +151,13 @@ function platformCode(body: unknown): string | undefined {
  * rules? Returns the wait in ms, or undefined. Only the order service's handling rules make a 5xx retryable; the
  * quote document gives no such rule, and the control API is the suite's own.
  */
-export function retryDelay(service: Service, method: string, headers: Record<string, string>, status: number,
-  attempt: number): number | undefined {
+export function retryDelay(
+  service: Service,
+  method: string,
+  headers: Record<string, string>,
+  status: number,
+  attempt: number,
+): number | undefined {
   if (attempt > MAX_RETRIES) return undefined;
   // Orders, handling rule 3: retried submit-style POSTs carry an X-Idempotency-Key; never retry a POST without one.
   const safe = method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === 'x-idempotency-key');
@@ -185,8 +190,11 @@ export interface AnswerHead {
  * `unreachable` (no connection at all), `unsent` (the request could not be sent). `head`: what had arrived.
  */
 export class TransportError extends Error {
-  constructor(readonly kind: 'timeout' | 'too-large' | 'dropped' | 'not-http' | 'unreachable' | 'unsent', message: string,
-    readonly head?: AnswerHead) {
+  constructor(
+    readonly kind: 'timeout' | 'too-large' | 'dropped' | 'not-http' | 'unreachable' | 'unsent',
+    message: string,
+    readonly head?: AnswerHead,
+  ) {
     super(message);
     this.name = 'TransportError';
   }
@@ -201,16 +209,30 @@ function classify(e: unknown, timeoutMs: number, head: AnswerHead | undefined, b
   const name = (e as Error)?.name;
   const why = `${code ?? name}: ${(e as Error)?.message ?? String(e)}`;
   const began = head && `an answer began (status ${head.status} and its headers, then ${bytes} bytes of the body)`;
-  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || name === 'TimeoutError' || name === 'AbortError') {
-    return new TransportError('timeout', began ? `the body did not arrive within ${timeoutMs} ms: ${began}` : `no answer within ${timeoutMs} ms`, head);
+  if (
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    name === 'TimeoutError' ||
+    name === 'AbortError'
+  ) {
+    return new TransportError(
+      'timeout',
+      began ? `the body did not arrive within ${timeoutMs} ms: ${began}` : `no answer within ${timeoutMs} ms`,
+      head,
+    );
   }
   if (name === 'HTTPParserError') {
     return new TransportError('not-http', `${began ?? 'an answer began'} but is not HTTP (${why})`, head);
   }
   if (!head && code && UNREACHABLE.includes(code)) return new TransportError('unreachable', `could not connect (${why})`);
   if (head || (code && DROPPED.includes(code))) {
-    return new TransportError('dropped', began ? `${began} but the connection was dropped before the body was complete (${why})`
-      : `the target dropped the connection; no answer was received (${why})`, head);
+    return new TransportError(
+      'dropped',
+      began
+        ? `${began} but the connection was dropped before the body was complete (${why})`
+        : `the target dropped the connection; no answer was received (${why})`,
+      head,
+    );
   }
   return new TransportError('unsent', why);
 }
@@ -221,8 +243,12 @@ function classify(e: unknown, timeoutMs: number, head: AnswerHead | undefined, b
  * body: past it reading stops and the connection is closed, so a huge body costs neither memory nor time. Throws
  * TransportError.
  */
-export async function boundedRequest(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Buffer },
-  timeoutMs: number, maxBodyBytes: number): Promise<AnswerHead & { raw: Buffer }> {
+export async function boundedRequest(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string | Buffer },
+  timeoutMs: number,
+  maxBodyBytes: number,
+): Promise<AnswerHead & { raw: Buffer }> {
   const signal = AbortSignal.timeout(timeoutMs);
   let res: Awaited<ReturnType<typeof undiciRequest>>;
   try {
@@ -231,7 +257,8 @@ export async function boundedRequest(url: string, init: { method: string; header
     throw classify(e, timeoutMs, undefined, 0);
   }
   const head: AnswerHead = { status: res.statusCode, headers: flatHeaders(res.headers) };
-  const tooLarge = (what: string) => new TransportError('too-large', `the body exceeded ${maxBodyBytes} bytes (--max-body-bytes): ${what}; the rest was not read`, head);
+  const tooLarge = (what: string) =>
+    new TransportError('too-large', `the body exceeded ${maxBodyBytes} bytes (--max-body-bytes): ${what}; the rest was not read`, head);
   const declared = Number(head.headers['content-length']);
   if (declared > maxBodyBytes) {
     res.body.destroy();
@@ -317,11 +344,12 @@ export class ServiceClient {
         durationMs: Date.now() - started,
         attempts: attempt,
       };
-      const wait = status === 429
-        ? this.rateLimited(exchange, spec.retry !== false, attempt, this.sendsOwnCredential(headers))
-        : spec.retry === false
-          ? transientRetryDelay(this.opts.service, method, status, attempt)
-          : retryDelay(this.opts.service, method, headers, status, attempt);
+      const wait =
+        status === 429
+          ? this.rateLimited(exchange, spec.retry !== false, attempt, this.sendsOwnCredential(headers))
+          : spec.retry === false
+            ? transientRetryDelay(this.opts.service, method, status, attempt)
+            : retryDelay(this.opts.service, method, headers, status, attempt);
       this.opts.record(exchange);
       if (wait !== undefined) {
         await sleep(wait);
@@ -334,8 +362,12 @@ export class ServiceClient {
 
   /** Does the request carry the client's own credential (not another key a check minted or made up)? */
   private sendsOwnCredential(headers: Record<string, string>): boolean {
-    const credentials = (h: Record<string, string>) => Object.entries(h)
-      .filter(([k]) => CREDENTIAL_HEADERS.includes(k.toLowerCase())).map(([k, v]) => `${k.toLowerCase()}=${v}`).sort().join('\n');
+    const credentials = (h: Record<string, string>) =>
+      Object.entries(h)
+        .filter(([k]) => CREDENTIAL_HEADERS.includes(k.toLowerCase()))
+        .map(([k, v]) => `${k.toLowerCase()}=${v}`)
+        .sort()
+        .join('\n');
     return credentials(headers) === credentials(this.opts.defaultHeaders);
   }
 
@@ -362,7 +394,11 @@ export class ServiceClient {
     if (ms === undefined) {
       if (!repeat || code === undefined) return undefined; // not a limit the suite recognises: judged as any answer
       this.opts.record(exchange);
-      throw cannotJudge(code === 'allowance_exhausted' ? 'the key\'s monthly allowance is spent and retrying does not help' : 'it gives no usable retry-after');
+      throw cannotJudge(
+        code === 'allowance_exhausted'
+          ? "the key's monthly allowance is spent and retrying does not help"
+          : 'it gives no usable retry-after',
+      );
     }
     if (!repeat && !own) return undefined; // observed, and nobody else waits for another key's limit
     const grant = (this.opts.retryAfter ?? retryAfterBudget()).grant(ms);
@@ -383,23 +419,39 @@ export class ServiceClient {
    * No whole answer: a failure of the rule the request checks (its operation's), saying whether an answer began; a
    * precondition of the run when no connection could be made, and for the control API (the suite's own).
    */
-  private transportFailure(e: TransportError, path: string, operationId: string | undefined, sent: Exchange['request'],
-    started: number, attempt: number, timeoutMs: number, maxBodyBytes: number): Error {
-    if (e.kind === 'unreachable' || e.kind === 'unsent') return new SetupFailed(`${sent.method} ${sent.url} could not be sent: ${e.message}`);
+  private transportFailure(
+    e: TransportError,
+    path: string,
+    operationId: string | undefined,
+    sent: Exchange['request'],
+    started: number,
+    attempt: number,
+    timeoutMs: number,
+    maxBodyBytes: number,
+  ): Error {
+    if (e.kind === 'unreachable' || e.kind === 'unsent')
+      return new SetupFailed(`${sent.method} ${sent.url} could not be sent: ${e.message}`);
     let exchange: Exchange | undefined;
     if (e.head) {
       const mediaType = e.head.headers['content-type']?.split(';')[0]?.trim().toLowerCase() || undefined;
       exchange = {
-        service: this.opts.service, operationId, request: sent, durationMs: Date.now() - started, attempts: attempt,
+        service: this.opts.service,
+        operationId,
+        request: sent,
+        durationMs: Date.now() - started,
+        attempts: attempt,
         response: { ...e.head, mediaType, raw: Buffer.alloc(0), body: undefined, decodeError: e.message },
       };
       this.opts.record(exchange);
     }
     const what = `${sent.method} ${path}`;
     if (this.opts.service === 'control') return new SetupFailed(`control ${what}: ${e.message}`, exchange);
-    const documented = e.kind === 'timeout' ? `an answer to ${what} within ${timeoutMs} ms (--timeout)`
-      : e.kind === 'too-large' ? `an answer to ${what} whose body fits in ${maxBodyBytes} bytes (--max-body-bytes)`
-        : `an HTTP answer to ${what}`;
+    const documented =
+      e.kind === 'timeout'
+        ? `an answer to ${what} within ${timeoutMs} ms (--timeout)`
+        : e.kind === 'too-large'
+          ? `an answer to ${what} whose body fits in ${maxBodyBytes} bytes (--max-body-bytes)`
+          : `an HTTP answer to ${what}`;
     const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
     return new ConformanceFailure(rule, { documented, received: e.message, exchange });
   }
@@ -413,19 +465,27 @@ export class ServiceClient {
       return;
     }
     // Quote service: a MessagePack public key may be 32 raw bytes, read as its base58 string (Q-ENC-009).
-    const value = mediaType === 'application/vnd.msgpack' ? normalizeMsgpack(this.opts.service === 'quotes' ? pubkeysAsBase58(body) : body) : body;
+    const value =
+      mediaType === 'application/vnd.msgpack' ? normalizeMsgpack(this.opts.service === 'quotes' ? pubkeysAsBase58(body) : body) : body;
     const result = validateResponse(this.opts.service, operationId, status, mediaType, value);
     if (!result.documentedStatus) {
       this.opts.violation({
         rule: op.rule,
-        detail: { documented: `a status documented for ${operationId}: ${Object.keys(op.responses).join(', ')}`, received: `${status} ${preview(body)}`, exchange },
+        detail: {
+          documented: `a status documented for ${operationId}: ${Object.keys(op.responses).join(', ')}`,
+          received: `${status} ${preview(body)}`,
+          exchange,
+        },
       });
       return;
     }
     if (status >= 400 && this.opts.errorBodies === 'status-only') return;
     if (!result.documentedMediaType) {
       const documented = Object.keys(op.responses[String(status)]?.mediaTypes ?? {}).join(' or ') || 'a documented media type';
-      this.opts.violation({ rule: op.rule, detail: { documented: `${status} answered as ${documented}`, received: mediaType ?? 'no content-type', exchange } });
+      this.opts.violation({
+        rule: op.rule,
+        detail: { documented: `${status} answered as ${documented}`, received: mediaType ?? 'no content-type', exchange },
+      });
       return;
     }
     const byRule = new Map<string, string[]>();
@@ -437,14 +497,18 @@ export class ServiceClient {
     for (const [rule, messages] of byRule) {
       this.opts.violation({
         rule,
-        detail: { documented: `the ${status} body of ${operationId} matches the spec`, received: { violations: messages, body: value }, exchange },
+        detail: {
+          documented: `the ${status} body of ${operationId} matches the spec`,
+          received: { violations: messages, body: value },
+          exchange,
+        },
       });
     }
   }
 }
 
 function preview(body: unknown): string {
-  const text = typeof body === 'string' ? body : JSON.stringify(normalizeMsgpack(body)) ?? '';
+  const text = typeof body === 'string' ? body : (JSON.stringify(normalizeMsgpack(body)) ?? '');
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 

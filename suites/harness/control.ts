@@ -4,7 +4,12 @@ import { SetupFailed, Unsupported } from './failure.ts';
 import { registerSecret } from './redact.ts';
 import { CAPABILITIES, type Capability } from './types.ts';
 
-export interface QuoteKeyPlan { rps?: number; monthlyAllowance?: number; organizationId?: string; state?: 'active' | 'revoked' }
+export interface QuoteKeyPlan {
+  rps?: number;
+  monthlyAllowance?: number;
+  organizationId?: string;
+  state?: 'active' | 'revoked';
+}
 export type KeyState = 'active' | 'revoked' | 'other-environment' | 'product-disabled' | 'product-expired';
 export type TenantState = 'active' | 'suspended' | 'deleted' | 'not-provisioned';
 /** Onboarding states of the Errors table: an external wallet needing user consent, a manager not fully provisioned. */
@@ -51,15 +56,26 @@ export function registerMintedSecrets(path: string, body: unknown): void {
 export class ControlAdapter {
   private readonly client?: ServiceClient;
 
-  constructor(controlUrl: string | undefined, readonly capabilities: readonly Capability[], timeoutMs: number,
-    record: (e: Exchange) => void = () => {}) {
+  constructor(
+    controlUrl: string | undefined,
+    readonly capabilities: readonly Capability[],
+    timeoutMs: number,
+    record: (e: Exchange) => void = () => {},
+  ) {
     if (controlUrl) {
       this.client = new ServiceClient({
-        service: 'control', baseUrl: controlUrl, timeoutMs, defaultHeaders: { accept: 'application/json' }, record,
+        service: 'control',
+        baseUrl: controlUrl,
+        timeoutMs,
+        defaultHeaders: { accept: 'application/json' },
+        record,
         violation: (v) => {
           const ex = v.detail.exchange;
           if (ex) registerMintedSecrets(new URL(ex.request.url).pathname, ex.response.body);
-          throw new SetupFailed(`control API answer does not match specs/control.openapi.yaml: ${JSON.stringify(v.detail.received)}`, v.detail.exchange);
+          throw new SetupFailed(
+            `control API answer does not match specs/control.openapi.yaml: ${JSON.stringify(v.detail.received)}`,
+            v.detail.exchange,
+          );
         },
       });
     }
@@ -68,7 +84,7 @@ export class ControlAdapter {
   /** GET /capabilities of a control URL; unknown names are ignored (the list is closed). */
   static async discover(controlUrl: string, timeoutMs: number): Promise<Capability[]> {
     const adapter = new ControlAdapter(controlUrl, [], timeoutMs);
-    const data = await adapter.call('GET', '/capabilities') as { capabilities?: unknown };
+    const data = (await adapter.call('GET', '/capabilities')) as { capabilities?: unknown };
     const list = Array.isArray(data.capabilities) ? data.capabilities : [];
     return CAPABILITIES.filter((c) => list.includes(c));
   }
@@ -91,15 +107,23 @@ export class ControlAdapter {
     return ex.response.body;
   }
 
-  async createTenant(body: { environment?: string; partnerOnboarding?: boolean; feeSponsored?: boolean; platformFeeBps?: number;
-    feeWallet?: string; minNotionalUsdCents?: number } = {}): Promise<{ tenantId: string; apiKey: string; environment: string }> {
+  async createTenant(
+    body: {
+      environment?: string;
+      partnerOnboarding?: boolean;
+      feeSponsored?: boolean;
+      platformFeeBps?: number;
+      feeWallet?: string;
+      minNotionalUsdCents?: number;
+    } = {},
+  ): Promise<{ tenantId: string; apiKey: string; environment: string }> {
     this.require('tenants');
-    return await this.call('POST', '/tenants', body) as { tenantId: string; apiKey: string; environment: string };
+    return (await this.call('POST', '/tenants', body)) as { tenantId: string; apiKey: string; environment: string };
   }
 
   async createKey(tenantId: string, state: KeyState): Promise<string> {
     this.require('tenants');
-    return (await this.call('POST', `/tenants/${encodeURIComponent(tenantId)}/keys`, { state }) as { apiKey: string }).apiKey;
+    return ((await this.call('POST', `/tenants/${encodeURIComponent(tenantId)}/keys`, { state })) as { apiKey: string }).apiKey;
   }
 
   async setTenantState(tenantId: string, state: TenantState): Promise<void> {
@@ -120,13 +144,13 @@ export class ControlAdapter {
   /** A quote key and the organization it belongs to (keys of one organization pool limits and credits). */
   async issueQuoteKey(plan: QuoteKeyPlan = {}): Promise<{ apiKey: string; organizationId?: string }> {
     this.require('quote-keys');
-    return await this.call('POST', '/quote-keys', plan) as { apiKey: string; organizationId?: string };
+    return (await this.call('POST', '/quote-keys', plan)) as { apiKey: string; organizationId?: string };
   }
 
   /** A distributor-path JWT, and the Gateway base URL when the target names it. */
   async createQuoteJwt(body: { organizationId?: string } = {}): Promise<{ jwt: string; gatewayUrl?: string }> {
     this.require('quote-keys');
-    return await this.call('POST', '/quote-jwts', body) as { jwt: string; gatewayUrl?: string };
+    return (await this.call('POST', '/quote-jwts', body)) as { jwt: string; gatewayUrl?: string };
   }
 
   async setFaults(faults: Faults): Promise<void> {
@@ -138,9 +162,14 @@ export class ControlAdapter {
    * Credit `wallet` with `amount` (integer string, smallest unit) of `mint` (`native` for the native asset); the balance
    * after. `newMint` gives the decimals and token program of a mint the target does not know yet (a test mint).
    */
-  async fund(wallet: string, mint: string, amount: string, newMint: { decimals?: number; programId?: 'token' | 'token-2022' } = {}): Promise<string> {
+  async fund(
+    wallet: string,
+    mint: string,
+    amount: string,
+    newMint: { decimals?: number; programId?: 'token' | 'token-2022' } = {},
+  ): Promise<string> {
     this.require('funding');
-    return (await this.call('POST', '/fund', { wallet, mint, amount, ...newMint }) as { balance: string }).balance;
+    return ((await this.call('POST', '/fund', { wallet, mint, amount, ...newMint })) as { balance: string }).balance;
   }
 
   /**
@@ -153,7 +182,8 @@ export class ControlAdapter {
     const path = `/wallets/${encodeURIComponent(wallet)}/balances`;
     const ex = await this.client.request({ method: 'GET', path, retry: false });
     if (ex.response.status === 404) return undefined;
-    if (ex.response.status >= 300) throw new SetupFailed(`control GET ${path} answered ${ex.response.status}: ${JSON.stringify(ex.response.body)}`, ex);
+    if (ex.response.status >= 300)
+      throw new SetupFailed(`control GET ${path} answered ${ex.response.status}: ${JSON.stringify(ex.response.body)}`, ex);
     const { balances } = ex.response.body as { balances: Array<{ mint: string; amount: string }> };
     return new Map(balances.map(({ mint, amount }) => [mint, BigInt(amount)]));
   }
@@ -161,13 +191,13 @@ export class ControlAdapter {
   /** The target's virtual time (ISO-8601). */
   async clock(): Promise<string> {
     this.require('clock');
-    return (await this.call('GET', '/clock') as { now: string }).now;
+    return ((await this.call('GET', '/clock')) as { now: string }).now;
   }
 
   /** Advance the target's virtual clock by whole seconds; the virtual time after. */
   async advanceClock(seconds: number): Promise<string> {
     this.require('clock');
-    return (await this.call('POST', '/clock', { advanceSeconds: seconds }) as { now: string }).now;
+    return ((await this.call('POST', '/clock', { advanceSeconds: seconds })) as { now: string }).now;
   }
 
   /** The USD reference price of a mint (decimal string), or null for "unavailable"; the oracle and the quote engine read it. */

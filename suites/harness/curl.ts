@@ -22,7 +22,8 @@ const CREDENTIAL_HEADERS = new Set(['x-service-key', 'x-api-key', 'authorization
  */
 function credentialValue(value: string): { text: string; unregistered: boolean } {
   const scheme = /^([A-Za-z][A-Za-z0-9_-]*)(\s+)([\s\S]*)$/.exec(value);
-  const [prefix, token] = scheme && /^(bearer|basic|token|digest)$/i.test(scheme[1]!) ? [`${scheme[1]}${scheme[2]}`, scheme[3]!] : ['', value];
+  const [prefix, token] =
+    scheme && /^(bearer|basic|token|digest)$/i.test(scheme[1]!) ? [`${scheme[1]}${scheme[2]}`, scheme[3]!] : ['', value];
   if (token.trim() === '') return { text: value, unregistered: false };
   const shown = redact(token);
   if (isPlaceholder(shown)) return { text: `${prefix}${shown}`, unregistered: false };
@@ -44,6 +45,7 @@ export function toCurl(request: RecordedRequest): string {
     }
   }
   if (request.body !== undefined) parts.push('--data-binary', quote(redact(request.body)));
-  if (unregistered) parts.push(`# ${UNREGISTERED_SECRET}: a credential this run did not register (a real one, or a deliberately wrong one)`);
+  if (unregistered)
+    parts.push(`# ${UNREGISTERED_SECRET}: a credential this run did not register (a real one, or a deliberately wrong one)`);
   return parts.join(' ');
 }

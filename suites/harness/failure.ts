@@ -52,7 +52,10 @@ export class Skipped extends Error {
 /** A precondition broke (control call, provisioning), not the rule under test: verdict `setup-failed`. */
 export class SetupFailed extends Error {
   readonly code = 'SETUP_FAILED';
-  constructor(readonly reason: string, readonly exchange?: Exchange) {
+  constructor(
+    readonly reason: string,
+    readonly exchange?: Exchange,
+  ) {
     super(reason);
     this.name = 'SetupFailed';
   }
@@ -86,8 +89,10 @@ export function formatFailure(f: ConformanceFailure, checkName: string, ruleStat
   if (f.detail.received !== undefined) lines.push(`  received:   ${shorten(show(f.detail.received)).replace(/\n/g, '\n              ')}`);
   const ex = f.detail.exchange;
   if (ex) {
-    lines.push(`  exchange:   ${ex.request.method} ${ex.request.url} -> ${ex.response.status}` +
-      (ex.response.mediaType ? ` (${ex.response.mediaType})` : ''));
+    lines.push(
+      `  exchange:   ${ex.request.method} ${ex.request.url} -> ${ex.response.status}` +
+        (ex.response.mediaType ? ` (${ex.response.mediaType})` : ''),
+    );
     lines.push(`  reproduce:  ${toCurl(ex.request)}`);
   }
   if (f.property) {

@@ -49,7 +49,7 @@ function headerOf(exchange: Exchange, name: string): string | undefined {
 function jsonOf(text: string | undefined): Record<string, unknown> | undefined {
   try {
     const value: unknown = text === undefined ? undefined : JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -63,7 +63,8 @@ export function noteCreated(exchange: Exchange): void {
     if (exchange.request.method !== 'POST' || !path.endsWith('/fund')) return;
     const body = jsonOf(exchange.request.body);
     const balance = (exchange.response.body as { balance?: unknown } | undefined)?.balance;
-    if (typeof body?.wallet !== 'string' || typeof body.mint !== 'string' || typeof body.amount !== 'string' || typeof balance !== 'string') return;
+    if (typeof body?.wallet !== 'string' || typeof body.mint !== 'string' || typeof body.amount !== 'string' || typeof balance !== 'string')
+      return;
     fundings.push({ wallet: body.wallet, mint: body.mint, amount: BigInt(body.amount), balanceAfter: BigInt(balance) });
     return;
   }
@@ -74,7 +75,12 @@ export function noteCreated(exchange: Exchange): void {
   users.set(userKey(apiKey, sub), { apiKey, sub });
   if (exchange.request.method !== 'POST') return;
   const data = (exchange.response.body as { data?: Record<string, unknown> } | undefined)?.data;
-  if (path.endsWith('/orders/intent') && typeof data?.pendingOrderId === 'string' && typeof data.feeLamports === 'string' && /^[0-9]+$/.test(data.feeLamports)) {
+  if (
+    path.endsWith('/orders/intent') &&
+    typeof data?.pendingOrderId === 'string' &&
+    typeof data.feeLamports === 'string' &&
+    /^[0-9]+$/.test(data.feeLamports)
+  ) {
     pendingFees.set(data.pendingOrderId, { user: userKey(apiKey, sub), fee: BigInt(data.feeLamports) });
   }
   if (!path.endsWith('/orders/confirm')) return;

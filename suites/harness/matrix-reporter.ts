@@ -1,16 +1,31 @@
 import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
-import { allChecks } from '../index.ts';
-import { buildMatrix, writeMatrix, type RunInfo } from './matrix.ts';
-import { registerCredentials } from './redact.ts';
+import { allChecks, checkGroups } from '../index.ts';
+import { writeJUnit } from './junit.ts';
+import { buildMatrix, writeMatrix, type RunInfo, type Stopped } from './matrix.ts';
+import { deadlineUnjudged } from './preconditions.ts';
+import { redact, registerCredentials } from './redact.ts';
 import type { CheckResult } from './runner.ts';
+import { escapeControls } from './terminal.ts';
 
 export interface MatrixReporterOptions {
   reportDir: string;
   run: Omit<RunInfo, 'finishedAt'>;
   version: string;
+  /** the run's --max-duration deadline (epoch ms): a run cancelled past it stopped at its deadline, not by Ctrl-C */
+  deadlineAt?: number;
+  /** the checks the run selected (--grep), when it is not sharded: those a cut-short run never reached are listed as not run */
+  selected?: string[];
 }
 
-/** Collects each check's verdict from task meta and writes the conformance matrix when the run ends. */
+/** The group (vitest describe, junit testsuite) of each check. */
+export function groupOf(check: string): string {
+  return Object.entries(checkGroups).find(([, checks]) => checks.some((c) => c.name === check))?.[0] ?? 'unknown';
+}
+
+/**
+ * Collects each check's verdict from task meta and writes the conformance matrix and junit.xml when the run ends: both
+ * from the same results, so they agree.
+ */
 export default class MatrixReporter implements Reporter {
   constructor(private readonly options: MatrixReporterOptions) {}
 
@@ -23,15 +38,63 @@ export default class MatrixReporter implements Reporter {
     if (target) registerCredentials(target.credentials);
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, _errors: unknown, reason: TestRunEndReason): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandled: ReadonlyArray<{ message?: string; stack?: string }>,
+    reason: TestRunEndReason,
+  ): void {
     const results: CheckResult[] = [];
+    const errors = unhandled.map((e) => e.stack ?? e.message ?? String(e));
     for (const module of testModules) {
       for (const test of module.children.allTests()) {
         const meta = test.meta().conformance;
         if (meta) results.push(meta);
       }
+      for (const e of [...module.errors(), ...[...module.children.allSuites()].flatMap((s) => s.errors())]) {
+        errors.push(`${module.relativeModuleId}: ${e.stack ?? e.message}`);
+      }
     }
+    const stopped: Stopped | undefined =
+      reason !== 'interrupted'
+        ? undefined
+        : this.options.deadlineAt !== undefined && Date.now() >= this.options.deadlineAt
+          ? 'deadline'
+          : 'interrupted';
+    if (stopped) results.push(...this.notRun(results, stopped));
     const run: RunInfo = { ...this.options.run, finishedAt: new Date().toISOString() };
-    writeMatrix(this.options.reportDir, buildMatrix(results, allChecks, run, this.options.version, reason === 'interrupted'));
+    const matrix = buildMatrix(results, allChecks, run, this.options.version, {
+      stopped,
+      errors: errors.map((e) => escapeControls(redact(e))),
+    });
+    writeMatrix(this.options.reportDir, matrix);
+    writeJUnit(this.options.reportDir, matrix, groupOf);
+  }
+
+  /** The selected checks a cut-short run never reached: skipped, saying why (at the deadline: not judged, INCOMPLETE). */
+  private notRun(results: CheckResult[], stopped: Stopped): CheckResult[] {
+    const seen = new Set(results.map((r) => r.check));
+    return allChecks
+      .filter((c) => this.options.selected?.includes(c.name) && !seen.has(c.name))
+      .map(
+        (c): CheckResult => ({
+          check: c.name,
+          service: c.service,
+          rules: [...c.rules],
+          verdict: 'skipped',
+          gating: false,
+          notes: [],
+          requests: 0,
+          waitMs: 0,
+          durationMs: 0,
+          ...(c.source ? { source: c.source } : {}),
+          ...(stopped === 'deadline'
+            ? {
+                message: `not run: ${deadlineUnjudged(this.options.run.maxDurationS).problem}`,
+                notJudged: 'precondition',
+                unjudged: deadlineUnjudged(this.options.run.maxDurationS),
+              }
+            : { message: 'not run: the run was interrupted (Ctrl-C) before it', notJudged: 'interrupted' }),
+        }),
+      );
   }
 }

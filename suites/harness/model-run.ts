@@ -29,7 +29,10 @@ export async function modelRun<Model extends object, Real>(
       const start = t.exchanges.length;
       const seen = t.violations.length;
       try {
-        await fc.asyncModelRun(setup, [...sequence].map((command) => failingOnViolations(t, seen, command)));
+        await fc.asyncModelRun(
+          setup,
+          [...sequence].map((command) => failingOnViolations(t, seen, command)),
+        );
         throwNewViolation(t, seen);
         return true;
       } catch (e) {
@@ -48,18 +51,30 @@ export async function modelRun<Model extends object, Real>(
     if (broken !== undefined) throw broken;
     return;
   }
-  t.note(`model-based sequence failing ${failure.rule} (seed ${details.seed}, path ${details.counterexamplePath ?? '-'}), its HTTP calls in order:\n${calls.map((ex) => callLine(ex, true)).join('\n')}`);
-  throw new ConformanceFailure(failure.rule, {
-    ...failure.detail,
-    received: { observed: failure.detail.received, calls: calls.map((ex) => callLine(ex, false)) },
-  }, {
-    seed: details.seed, path: details.counterexamplePath ?? undefined, numRuns,
-    counterexample: details.counterexample ? String(details.counterexample[0]) : undefined,
-  });
+  t.note(
+    `model-based sequence failing ${failure.rule} (seed ${details.seed}, path ${details.counterexamplePath ?? '-'}), its HTTP calls in order:\n${calls.map((ex) => callLine(ex, true)).join('\n')}`,
+  );
+  throw new ConformanceFailure(
+    failure.rule,
+    {
+      ...failure.detail,
+      received: { observed: failure.detail.received, calls: calls.map((ex) => callLine(ex, false)) },
+    },
+    {
+      seed: details.seed,
+      path: details.counterexamplePath ?? undefined,
+      numRuns,
+      counterexample: details.counterexample ? String(details.counterexample[0]) : undefined,
+    },
+  );
 }
 
 /** `command` run as itself, then failed on the first spec violation recorded since the run began (setup included). */
-function failingOnViolations<Model extends object, Real>(t: CheckContext, seen: number, command: fc.AsyncCommand<Model, Real>): fc.AsyncCommand<Model, Real> {
+function failingOnViolations<Model extends object, Real>(
+  t: CheckContext,
+  seen: number,
+  command: fc.AsyncCommand<Model, Real>,
+): fc.AsyncCommand<Model, Real> {
   return {
     check: (m) => command.check(m),
     run: async (m, r) => {

@@ -12,8 +12,11 @@ export class Pacer {
   private next = 0;
   private heldUntil = 0;
 
-  constructor(private readonly maxRps: number, private readonly now = () => Date.now(),
-    private readonly sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))) {}
+  constructor(
+    private readonly maxRps: number,
+    private readonly now = () => Date.now(),
+    private readonly sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+  ) {}
 
   /**
    * Hold every later request for `ms`: a 429's retry-after speaks for the whole run, not only for the request that met
@@ -151,7 +154,10 @@ export class RetryAfterBudget {
   private until = 0;
   private spentInMemory = 0;
 
-  constructor(private readonly bounds: RunBounds, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly bounds: RunBounds,
+    private readonly now = () => Date.now(),
+  ) {}
 
   /** The retry-after wait spent by the run so far, ms. */
   get spentMs(): number {
@@ -175,11 +181,15 @@ export class RetryAfterBudget {
     const { maxRetryAfterMs, maxRetryWaitMs, deadlineAt } = this.bounds;
     const now = this.now();
     if (ms > maxRetryAfterMs) return { granted: false, reason: `longer than --max-retry-after ${seconds(maxRetryAfterMs)} s` };
-    if (deadlineAt !== undefined && now + ms > deadlineAt) return { granted: false, reason: 'waiting would pass the run\'s deadline (--max-duration)' };
+    if (deadlineAt !== undefined && now + ms > deadlineAt)
+      return { granted: false, reason: "waiting would pass the run's deadline (--max-duration)" };
     const extraMs = Math.max(0, now + ms - Math.max(this.until, now));
     const spent = this.spentMs;
     if (spent + extraMs > maxRetryWaitMs) {
-      return { granted: false, reason: `the run already waited ${seconds(spent)} s for retry-after, its budget is ${seconds(maxRetryWaitMs)} s (--max-retry-wait)` };
+      return {
+        granted: false,
+        reason: `the run already waited ${seconds(spent)} s for retry-after, its budget is ${seconds(maxRetryWaitMs)} s (--max-retry-wait)`,
+      };
     }
     this.until = Math.max(this.until, now + ms);
     this.spent = spent + extraMs;

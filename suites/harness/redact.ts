@@ -108,7 +108,8 @@ function redactFragments(text: string, { windows, seen }: Index): string {
  * what a URL carries of a token (base64url, base58, hex, JWT, percent-encoded): prose such as "?auth=<JWT>" or
  * "?auth=, without" is left alone.
  */
-const CREDENTIAL_PARAM = /([?&](?:auth|jwt|token|access_token|key|api_?key|x-api-key|service_?key|x-service-key)=)([A-Za-z0-9._~+/=%!*$-]+)/gi;
+const CREDENTIAL_PARAM =
+  /([?&](?:auth|jwt|token|access_token|key|api_?key|x-api-key|service_?key|x-service-key)=)([A-Za-z0-9._~+/=%!*$-]+)/gi;
 
 /**
  * `text` with every registered secret replaced by `$NAME`, every credential query parameter by its placeholder, and
@@ -121,13 +122,15 @@ export function redact(text: string): string {
     if (out.includes(value)) out = out.split(value).join(placeholder);
   }
   out = out.replace(CREDENTIAL_PARAM, (whole, name: string, value: string) =>
-    /^\$[A-Z_]/.test(value) ? whole : `${name}${UNREGISTERED_SECRET}`);
+    /^\$[A-Z_]/.test(value) ? whole : `${name}${UNREGISTERED_SECRET}`,
+  );
   return redactFragments(out, index);
 }
 
 /** Register every credential of a run under the environment variable that carries it. */
 export function registerCredentials(credentials: Credentials): void {
-  for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) registerSecret(credentials[field], name);
+  for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][])
+    registerSecret(credentials[field], name);
 }
 
 /** Test hook: forget every registered secret. */

@@ -47,9 +47,13 @@ export function loadCatalogue(dir = RULES_DIR): Catalogue {
   if (cached && dir === RULES_DIR) return cached;
   const rules = new Map<string, Rule>();
   const areas: Catalogue['areas'] = new Map();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     const doc = parse(readFileSync(`${dir}/${file}`, 'utf8')) as {
-      service: Rule['service']; areas: Record<string, string>; rules: Omit<Rule, 'service'>[];
+      service: Rule['service'];
+      areas: Record<string, string>;
+      rules: Omit<Rule, 'service'>[];
     };
     const prefix = doc.service === 'order-automation' ? 'OA' : 'Q';
     for (const [area, description] of Object.entries(doc.areas ?? {})) {

@@ -1,6 +1,7 @@
-import { CheckContext, type Check } from './check.ts';
+import { CheckContext, sourceSite, type Check } from './check.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, SetupFailed, Skipped, Unsupported, formatFailure } from './failure.ts';
+import { explainedBy, setupCause, skipCause, SUITE_ERROR, type NotJudgedBy, type Unjudged } from './preconditions.ts';
 import { redact } from './redact.ts';
 import { escapeControls } from './terminal.ts';
 import { isGating, loadCatalogue, type Rule } from './rules.ts';
@@ -34,6 +35,14 @@ export interface CheckResult {
   reproductions?: string[];
   /** the suite's assumptions the target confirmed or rejected in this check (assumptions.ts), as labels */
   assumptions?: { confirmed?: string[]; rejected?: string[] };
+  /** why a check that is not pass or fail was not judged; only `precondition` makes the run INCOMPLETE (preconditions.ts) */
+  notJudged?: NotJudgedBy;
+  /** the broken precondition of the run that left it unjudged, with its fix */
+  unjudged?: Unjudged;
+  /** where the check is defined, `suites/…/x.checks.ts:LINE` */
+  source?: string;
+  /** where a failure was raised, in the check's own file (else where the check is defined) */
+  failedAt?: string;
 }
 
 function summarize(exchanges: Exchange[]): string[] {
@@ -52,6 +61,9 @@ function redacted(result: CheckResult): CheckResult {
     notes: result.notes.map(clean),
     ...(result.message === undefined ? {} : { message: clean(result.message) }),
     ...(result.reproductions === undefined ? {} : { reproductions: result.reproductions.map(clean) }),
+    ...(result.unjudged === undefined
+      ? {}
+      : { unjudged: { ...result.unjudged, problem: clean(result.unjudged.problem), fix: clean(result.unjudged.fix) } }),
   };
 }
 
@@ -71,11 +83,29 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
   const catalogue = loadCatalogue();
   const base = { check: check.name, service: check.service, rules: [...check.rules], notes: [] as string[] };
   if (!profileIncludes(env.profile, check.profile)) {
-    return { ...base, verdict: 'skipped', gating: false, message: `profile "${env.profile}" excludes it (needs "${check.profile}")`, requests: 0, waitMs: 0, durationMs: 0 };
+    return {
+      ...base,
+      verdict: 'skipped',
+      gating: false,
+      notJudged: 'profile',
+      message: `profile "${env.profile}" excludes it (needs "${check.profile}")`,
+      requests: 0,
+      waitMs: 0,
+      durationMs: 0,
+    };
   }
   const missing = (check.needs ?? []).filter((c) => !env.capabilities.includes(c));
   if (missing.length > 0) {
-    return { ...base, verdict: 'unsupported', gating: false, message: `the target does not offer: ${missing.join(', ')}`, requests: 0, waitMs: 0, durationMs: 0 };
+    return {
+      ...base,
+      verdict: 'unsupported',
+      gating: false,
+      notJudged: 'capability',
+      message: `the target does not offer: ${missing.join(', ')}`,
+      requests: 0,
+      waitMs: 0,
+      durationMs: 0,
+    };
   }
 
   const t = new CheckContext(check, env);
@@ -110,21 +140,141 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     durationMs: Date.now() - started,
     ...(t.tally && Object.keys(t.tally).length > 0 ? { tally: { ...t.tally } } : {}),
     ...(Object.keys(assumptions).length > 0 ? { assumptions } : {}),
+    ...(check.source ? { source: check.source } : {}),
   };
+  const last = t.exchanges.at(-1);
   if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false };
   if (outcome instanceof ConformanceFailure) {
     const rule = catalogue.rules.get(outcome.rule);
     if (!rule) throw new Error(`check "${check.name}" failed on ${outcome.rule}, which is not in specs/rules`);
     const gating = isGating(rule, env.strict, (a) => t.assumptions.holds(a));
+    const failedAt = failureSite(outcome) ?? check.source;
+    const message =
+      formatFailure(outcome, check.name, rule.statement) +
+      (outcome.property ? '' : `\n  seed:       ${env.seed}`) +
+      (failedAt ? `\n  at:         ${failedAt}` : '') +
+      unconfirmed(rule, gating, t);
+    // An answer a broken precondition of the run explains (400 SIWS_INVALID while the target rejects the suite's SIWS
+    // form) judges no rule: the check is not judged, naming the precondition (preconditions.ts).
+    const broken = explainedBy(env, outcome.detail.exchange);
+    if (broken) {
+      return {
+        ...base,
+        ...measured,
+        verdict: 'setup-failed',
+        gating: false,
+        notJudged: 'precondition',
+        unjudged: { id: broken.id, problem: broken.problem, fix: broken.fix },
+        message: `${rule.id} not judged: the answer shows the broken precondition ${broken.id} (${broken.problem})\n${message}`,
+        reproductions: summarize(t.exchanges),
+      };
+    }
     return {
-      ...base, ...measured, verdict: 'fail', rule: rule.id, level: rule.level, basis: rule.basis,
-      gating, assertionsHeld,
-      message: formatFailure(outcome, check.name, rule.statement) + (outcome.property ? '' : `\n  seed:       ${env.seed}`) + unconfirmed(rule, gating, t),
+      ...base,
+      ...measured,
+      verdict: 'fail',
+      rule: rule.id,
+      level: rule.level,
+      basis: rule.basis,
+      gating,
+      assertionsHeld,
+      message,
+      reproductions: summarize(t.exchanges),
+      ...(failedAt ? { failedAt } : {}),
+    };
+  }
+  if (outcome instanceof Unsupported)
+    return { ...base, ...measured, verdict: 'unsupported', gating: false, notJudged: 'capability', message: outcome.message };
+  if (outcome instanceof Skipped) {
+    const cause = skipCause(env, outcome.reason, assumptions.rejected ?? [], last);
+    return {
+      ...base,
+      ...measured,
+      verdict: 'skipped',
+      gating: false,
+      notJudged: cause.by,
+      ...(cause.unjudged ? { unjudged: cause.unjudged } : {}),
+      message: redact(outcome.reason),
+    };
+  }
+  // A check that exhausted the stack or memory on the target's answers (RangeError: a nesting or a size no healthy answer
+  // has) fails, as a check that never finished does (unfinished.ts). Any other exception is the suite's own error.
+  if (outcome instanceof RangeError && t.exchanges.length > 0) {
+    const crashed = crashedResult(
+      check,
+      `${outcome.name}: ${outcome.message} (after ${t.exchanges.length} answer(s) of the target; the last: ` +
+        `${last!.request.method} ${last!.request.url} -> ${last!.response.status})`,
+      measured.durationMs,
+      "the check handles the target's answers to a verdict; an answer that makes it exhaust the stack or memory is a failure, whatever its rules' levels",
+    );
+    return { ...crashed, ...measured, reproductions: summarize(t.exchanges) };
+  }
+  if (outcome instanceof SetupFailed) {
+    const unjudged = setupCause(env, outcome.reason, outcome.exchange, last);
+    const named =
+      unjudged.id === 'setup'
+        ? outcome.reason
+        : `not judged: the broken precondition ${unjudged.id} (${unjudged.problem})\n  ${outcome.reason}`;
+    return {
+      ...base,
+      ...measured,
+      verdict: 'setup-failed',
+      gating: false,
+      notJudged: 'precondition',
+      unjudged,
+      message: redact(named),
       reproductions: summarize(t.exchanges),
     };
   }
-  if (outcome instanceof Unsupported) return { ...base, ...measured, verdict: 'unsupported', gating: false, message: outcome.message };
-  if (outcome instanceof Skipped) return { ...base, ...measured, verdict: 'skipped', gating: false, message: redact(outcome.reason) };
-  const reason = outcome instanceof SetupFailed ? outcome.reason : `suite error: ${(outcome as Error)?.stack ?? String(outcome)}`;
-  return { ...base, ...measured, verdict: 'setup-failed', gating: false, message: redact(reason), reproductions: summarize(t.exchanges) };
+  const error = `suite error: ${(outcome as Error)?.stack ?? String(outcome)}`;
+  return {
+    ...base,
+    ...measured,
+    verdict: 'setup-failed',
+    gating: false,
+    notJudged: 'precondition',
+    unjudged: { ...SUITE_ERROR, problem: 'the suite itself threw on the way to a verdict' },
+    message: redact(error),
+    reproductions: summarize(t.exchanges),
+  };
+}
+
+/**
+ * A check that did not reach a verdict of its own (it crashed on the target's answers, hit vitest's test timeout or died
+ * with its worker): a gating failure of its first rule whatever its rules' levels, never a silent pass.
+ */
+export function crashedResult(
+  check: Check,
+  why: string,
+  durationMs = 0,
+  documented = "the check runs to its verdict (within vitest's test timeout, in a worker that stays alive); one that does not is a failure, whatever its rules' levels",
+): CheckResult {
+  const rule = loadCatalogue().rules.get(check.rules[0]!);
+  if (!rule) throw new Error(`check "${check.name}" cites ${check.rules[0]}, which is not in specs/rules`);
+  const failure = new ConformanceFailure(rule.id, { documented, received: why });
+  return {
+    check: check.name,
+    service: check.service,
+    rules: [...check.rules],
+    verdict: 'fail',
+    rule: rule.id,
+    level: rule.level,
+    basis: rule.basis,
+    gating: true,
+    message: `${formatFailure(failure, check.name, rule.statement)}${check.source ? `\n  at:         ${check.source}` : ''}`,
+    notes: [],
+    requests: 0,
+    waitMs: 0,
+    durationMs,
+    ...(check.source ? { source: check.source, failedAt: check.source } : {}),
+  };
+}
+
+/** The line of the check's own file where a failure was raised: the first frame of its stack in a *.checks.ts file. */
+function failureSite(failure: Error): string | undefined {
+  return failure.stack
+    ?.split('\n')
+    .slice(1)
+    .map(sourceSite)
+    .find((site) => site !== undefined && /\.checks\.ts:/.test(site));
 }

@@ -34,9 +34,11 @@ export function safeMethodsOnly(client: ServiceClient, check: string, profile: P
   const send = client.request.bind(client);
   client.request = async (spec: RequestSpec) => {
     if (!isSafeMethod(spec.method)) {
-      throw new Error(`check "${check}" tried ${spec.method!.toUpperCase()} ${spec.path} in the ${profile} profile, which sends the order ` +
-        `service only ${SAFE_METHODS.join(', ')}: the request was not sent (give the check profile full, or send it only when ` +
-        't.env.profile is full; suites/harness/safe-methods.ts)');
+      throw new Error(
+        `check "${check}" tried ${spec.method!.toUpperCase()} ${spec.path} in the ${profile} profile, which sends the order ` +
+          `service only ${SAFE_METHODS.join(', ')}: the request was not sent (give the check profile full, or send it only when ` +
+          't.env.profile is full; suites/harness/safe-methods.ts)',
+      );
     }
     return await send(spec);
   };

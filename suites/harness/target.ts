@@ -53,9 +53,15 @@ function unreachableReason(e: unknown, timeoutMs: number): string {
     return `no answer within ${timeoutMs} ms${code ? ` (${code})` : ''}: the connection was accepted but nothing answered`;
   }
   const words: Record<string, string> = {
-    ECONNREFUSED: 'connection refused', ECONNRESET: 'connection reset', UND_ERR_SOCKET: 'connection closed without an answer',
-    UND_ERR_CLOSED: 'connection closed without an answer', ENOTFOUND: 'host not found', EAI_AGAIN: 'host name lookup failed',
-    EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', ETIMEDOUT: 'connection timed out',
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    UND_ERR_SOCKET: 'connection closed without an answer',
+    UND_ERR_CLOSED: 'connection closed without an answer',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'host name lookup failed',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+    ETIMEDOUT: 'connection timed out',
     UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
   };
   return code ? `${words[code] ?? (e as Error).message} (${code})` : (e as Error).message;
@@ -124,9 +130,15 @@ export async function prepareTarget(config: TargetConfig): Promise<PreparedTarge
 async function readInfo(env: TargetEnv): Promise<unknown> {
   if (!env.credentials.quotesApiKey) return undefined;
   try {
-    const answer = await boundedRequest(`${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, {
-      method: 'GET', headers: { 'x-api-key': env.credentials.quotesApiKey, accept: 'application/json' },
-    }, env.timeoutMs, runBounds().maxBodyBytes);
+    const answer = await boundedRequest(
+      `${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`,
+      {
+        method: 'GET',
+        headers: { 'x-api-key': env.credentials.quotesApiKey, accept: 'application/json' },
+      },
+      env.timeoutMs,
+      runBounds().maxBodyBytes,
+    );
     return answer.status === 200 ? parseJsonExact(answer.raw.toString('utf8')) : undefined;
   } catch {
     return undefined;

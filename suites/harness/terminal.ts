@@ -12,7 +12,8 @@
  * width, LRM/RLM, line and paragraph separators, embeddings and overrides, isolates, BOM, interlinear annotations),
  * the non-characters U+FFFE/U+FFFF, and lone surrogates.
  */
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const CONTROL =
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0');
 

@@ -1,11 +1,11 @@
 /** Shared vocabulary of the harness: profiles, capabilities, levels and verdicts (STYLE.md 4 and 5). */
+import { CAPABILITIES, type Capability } from '../../generators/vocabulary.ts';
 
 export const PROFILES = ['smoke', 'readonly', 'full'] as const;
 export type Profile = (typeof PROFILES)[number];
 
-/** The closed capability list of specs/capabilities.yaml. */
-export const CAPABILITIES = ['tenants', 'quote-keys', 'funding', 'clock', 'prices', 'faults', 'rate-limits'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
+/** The closed capability list, generated from specs/capabilities.yaml. */
+export { CAPABILITIES, type Capability };
 
 export type Level = 'must' | 'may' | 'info';
 export type Basis = 'documented' | 'assumed';
@@ -42,6 +42,24 @@ export interface TargetEnv {
   expectedProviders: number;
   /** What the target's /api/v1/info answered at start, for the report. */
   info?: unknown;
+  /** Preconditions of the run the preflight found broken (preflight.ts); answers they explain judge no rule. */
+  preconditions?: BrokenPrecondition[];
+}
+
+/**
+ * A precondition of the run that broke (the SIWS form, the run's keys): what broke, the fix, and the answer that shows
+ * it, so that the same answer to a later request is put down to it instead of to the rule a check was judging
+ * (preconditions.ts).
+ */
+export interface BrokenPrecondition {
+  /** `siws-form`, `orders-key`, `quotes-key` */
+  id: string;
+  /** what broke, with the target's answer */
+  problem: string;
+  /** what to set or change, in one line */
+  fix: string;
+  /** the answer that shows it; `credential`: only to requests that carry the run's own key */
+  answer: { service: ServiceName; status: number; code?: string; credential?: 'ordersApiKey' | 'quotesApiKey' };
 }
 
 export interface Credentials {

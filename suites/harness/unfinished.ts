@@ -7,29 +7,27 @@
 import type { Reporter, TestCase, TestModule, TestRunEndReason } from 'vitest/node';
 import { allChecks } from '../index.ts';
 import type { Check } from './check.ts';
-import { ConformanceFailure, formatFailure } from './failure.ts';
-import { loadCatalogue } from './rules.ts';
-import type { CheckResult } from './runner.ts';
-
-/** A check that did not finish: a gating failure of its first rule, saying what vitest saw. */
-export function unfinishedResult(check: Check, why: string, durationMs = 0): CheckResult {
-  const rule = loadCatalogue().rules.get(check.rules[0]!);
-  if (!rule) throw new Error(`check "${check.name}" cites ${check.rules[0]}, which is not in specs/rules`);
-  const failure = new ConformanceFailure(rule.id, {
-    documented: 'the check runs to its verdict (within vitest\'s test timeout, in a worker that stays alive); one that does not is a failure, whatever its rules\' levels',
-    received: why,
-  });
-  return {
-    check: check.name, service: check.service, rules: [...check.rules], verdict: 'fail', rule: rule.id, level: rule.level, basis: rule.basis,
-    gating: true, message: formatFailure(failure, check.name, rule.statement), notes: [], requests: 0, waitMs: 0, durationMs,
-  };
-}
+import { crashedResult, type CheckResult } from './runner.ts';
 
 /** A check left out because its worker died during an earlier one: skipped, saying why. */
 function notRunResult(check: Check, crashed: string): CheckResult {
   return {
-    check: check.name, service: check.service, rules: [...check.rules], verdict: 'skipped', gating: false, notes: [], requests: 0, waitMs: 0, durationMs: 0,
+    check: check.name,
+    service: check.service,
+    rules: [...check.rules],
+    verdict: 'skipped',
+    gating: false,
+    notes: [],
+    requests: 0,
+    waitMs: 0,
+    durationMs: 0,
     message: `not run: the worker running this file died during check "${crashed}"`,
+    notJudged: 'precondition',
+    unjudged: {
+      id: 'worker-died',
+      problem: 'a worker of the run died, leaving the checks after the one under way unrun',
+      fix: `see the failure of check "${crashed}"; run again`,
+    },
   };
 }
 
@@ -40,7 +38,10 @@ function checkOf(test: TestCase): Check | undefined {
 
 export default class UnfinishedChecksReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message?: string }>, reason: TestRunEndReason): void {
-    const runErrors = errors.map((e) => e.message?.split('\n')[0]).filter(Boolean).join('; ');
+    const runErrors = errors
+      .map((e) => e.message?.split('\n')[0])
+      .filter(Boolean)
+      .join('; ');
     for (const module of testModules) {
       let crashed: string | undefined;
       for (const test of module.children.allTests()) {
@@ -50,12 +51,12 @@ export default class UnfinishedChecksReporter implements Reporter {
         const meta = test.meta();
         if (result.state === 'failed' && !(meta.conformance?.verdict === 'fail' && meta.conformance.gating)) {
           const why = result.errors?.map((e) => e.message.split('\n')[0]).join('; ') || 'vitest reported the test failed';
-          meta.conformance = unfinishedResult(check, why, test.diagnostic()?.duration);
+          meta.conformance = crashedResult(check, why, test.diagnostic()?.duration);
         } else if (result.state === 'pending' && reason !== 'interrupted') {
           // Tests of a file run one after another: the first one left pending was running when its worker died.
           if (crashed === undefined) {
             crashed = check.name;
-            meta.conformance = unfinishedResult(check, `its worker died before it finished${runErrors ? ` (${runErrors})` : ''}`);
+            meta.conformance = crashedResult(check, `its worker died before it finished${runErrors ? ` (${runErrors})` : ''}`);
           } else {
             meta.conformance = notRunResult(check, crashed);
           }

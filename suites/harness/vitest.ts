@@ -1,6 +1,9 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import type { Check } from './check.ts';
+import { verdictLine } from './junit.ts';
 import { loadCatalogue } from './rules.ts';
 import { runCheck, type CheckResult } from './runner.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
@@ -29,15 +32,28 @@ export function checksSettled(): Promise<unknown> {
 // worker lives on to finish the check under way and to clean up what the run created (suites/orders/cleanup.ts).
 process.on('SIGINT', () => {});
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The error vitest reports for a gating failure: the failure block, its stack one frame at the check's own line (not
+ * this harness), so that vitest's code frame shows the check.
+ */
+function gatingError(check: Check, result: CheckResult): Error {
+  const error = new Error(result.message);
+  const site = /^(.*):(\d+)$/.exec(result.failedAt ?? '');
+  error.stack = `Error: ${result.message}${site ? `\n    at ${check.name} (${join(ROOT, site[1]!)}:${site[2]}:1)` : ''}`;
+  return error;
+}
+
 /** The vitest test name of a check: the fact, then the rule ids it cites (so --grep matches either). */
 export function testName(check: Check): string {
   return `${check.name} [${check.rules.join(' ')}]`;
 }
 
 /**
- * Register each check as one vitest test. The verdict travels in task meta to the matrix reporter; vitest sees
- * pass, a thrown failure for a gating `fail`, and a skip with the reason for every other verdict, so that a
- * skipped check never looks like a pass.
+ * Register each check as one vitest test. The verdict travels in task meta to the matrix reporter (which writes the
+ * matrix and junit.xml); vitest sees pass, a thrown failure for a gating `fail`, and a skip with the verdict and the
+ * first line of its reason for every other verdict, so that no check that was not judged a pass looks like one.
  */
 export function describeChecks(title: string, checks: readonly Check[]): void {
   describe(title, () => {
@@ -67,11 +83,11 @@ export function describeChecks(title: string, checks: readonly Check[]): void {
           case 'pass':
             return;
           case 'fail':
-            if (result.gating) throw new Error(result.message);
-            ctx.skip(`NOT GATING (${result.level}, ${result.basis}) — ${result.message}`);
+            if (result.gating) throw gatingError(check, result);
+            ctx.skip(verdictLine(result));
             return;
           default:
-            ctx.skip(`${result.verdict.toUpperCase()}: ${result.message}`);
+            ctx.skip(verdictLine(result));
         }
       });
     }

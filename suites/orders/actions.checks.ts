@@ -1,60 +1,41 @@
 import { Keypair } from '@solana/web3.js';
+import { dataOf, errorCode, failureOf, is2xx, is4xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
-import { type Created, createOrder, decodeTransaction, depositedTo, failureOf, type Funded, intentRequest, intentUser, type OrderType, signedWithdrawal, usdc } from './orders.ts';
-import { DETAIL_PATHS } from './reads.checks.ts';
-import { asUser, dataOf, errorCode, is2xx } from './users.ts';
+import {
+  type Created,
+  createOrder,
+  decodeTransaction,
+  depositedTo,
+  type Funded,
+  intentRequest,
+  intentUser,
+  signedWithdrawal,
+  usdc,
+} from './orders.ts';
+import { act, failedDca, healthyAfter, readOrder, userWithOrder } from './steps/actions.ts';
+import { orderLock } from './steps/balance.ts';
+import { expectError } from './steps/expect.ts';
+import { market, move, place, read, STOP } from './steps/triggers.ts';
+import { asUser } from './users.ts';
 
 /**
- * Orders: pause, resume, retry, cancel ("Orders: modify, pause, resume, retry, cancel"; "States and transitions").
+ * Orders: pause, resume, retry, cancel (areas PAUSE, RESUME, RETRY, CANCEL; "Orders: modify, pause, resume, retry,
+ * cancel"; "States and transitions").
  * The bodies and answers of pause, resume and retry are not shown (UNKNOWNS.md O11): the suite sends `{}` and reads
  * the new status back from the detail endpoint. Which states permit cancel is not shown (O6): cancel is asserted
  * from `active` and from `cancelled` only; from `paused` either documented answer is accepted.
  */
 
-type Action = 'pause' | 'resume' | 'retry' | 'cancel';
-
-export async function act(t: CheckContext, user: Funded, orderId: string, action: Action, body: unknown = {}): Promise<Exchange> {
-  return await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/${action}`, json: body, retry: false });
-}
-
-/** The order as its detail endpoint shows it now (a failed read is a broken precondition). */
-export async function readOrder(t: CheckContext, user: Funded, created: Created): Promise<Record<string, unknown>> {
-  const type = String(created.order.orderType ?? created.intent.request.orderType) as OrderType;
-  const ex = await asUser(t, user.sub, { path: `${DETAIL_PATHS[type]}/${created.orderId}` });
-  const d = dataOf(ex);
-  const order = type === 'slice' && isObject(d?.order) ? d.order : d;
-  if (!is2xx(ex) || !order) throw new SetupFailed(`GET ${DETAIL_PATHS[type]}/${created.orderId} answered ${ex.response.status}`, ex);
-  return order;
-}
-
-/** A funded user with one fresh order of `type` (the assumed template). */
-export async function userWithOrder(t: CheckContext, type: OrderType = 'dca'): Promise<{ user: Funded; created: Created }> {
-  const user = await intentUser(t, true);
-  return { user, created: await createOrder(t, user, intentRequest(type)) };
-}
-
-const is4xx = (ex: Exchange) => ex.response.status >= 400 && ex.response.status < 500;
-
-/** Restores healthy faults after the check, pass or fail. */
-function healthyAfter(t: CheckContext): void {
-  t.defer(async () => { await t.control.setFaults({ swaps: 'ok', rpc: 'up' }); });
-}
-
-/** Fails the user's DCA order through a failed swap: `swaps: fail` while its first cycle comes due. */
-export async function failedDca(t: CheckContext): Promise<{ user: Funded; created: Created; order: Record<string, unknown> }> {
-  const { user, created } = await userWithOrder(t);
-  healthyAfter(t);
-  await t.control.setFaults({ swaps: 'fail' });
-  await t.control.advanceClock(Number(created.order.cycleFrequencySeconds ?? 3600));
-  await t.control.setFaults({ swaps: 'ok' });
-  const order = await readOrder(t, user, created);
-  if (order.status !== 'failed') t.skip(`a failed swap did not fail the DCA order (status ${String(order.status)}): no failed order to retry`);
-  if (order.withdrawalStatus !== 'none') t.skip(`the automatic return already ran (withdrawalStatus ${String(order.withdrawalStatus)}): retry before it cannot be observed`);
-  return { user, created, order };
-}
+/** The moves of pause-then-resume, in order: each action, its rule, whether it is accepted and the status after it. */
+const PAUSE_RESUME_MOVES = [
+  { action: 'resume', rule: 'OA-RESUME-002', accepted: false, after: 'active', what: 'resume of an active order' },
+  { action: 'pause', rule: 'OA-PAUSE-001', accepted: true, after: 'paused', what: 'pause of an active order' },
+  { action: 'pause', rule: 'OA-PAUSE-003', accepted: false, after: 'paused', what: 'pause of a paused order' },
+  { action: 'resume', rule: 'OA-RESUME-001', accepted: true, after: 'active', what: 'resume of a paused order' },
+] as const;
 
 export const pauseThenResume = defineCheck({
   name: 'pause-then-resume-dca-and-trigger-orders',
@@ -66,26 +47,17 @@ export const pauseThenResume = defineCheck({
     const user = await intentUser(t, true);
     for (const type of ['dca', 'stop_loss'] as const) {
       const created = await createOrder(t, user, intentRequest(type));
-      const early = await act(t, user, created.orderId, 'resume');
-      t.expect('OA-RESUME-002', is4xx(early) && (await readOrder(t, user, created)).status === 'active', {
-        documented: 'resume of an active order: a 4xx, the order still active', received: failureOf(early), exchange: early,
-      });
-      t.note(`resume of an active ${type} order answered ${early.response.status} ${String(errorCode(early))}`);
-      const paused = await act(t, user, created.orderId, 'pause');
-      const afterPause = await readOrder(t, user, created);
-      t.expect('OA-PAUSE-001', is2xx(paused) && afterPause.status === 'paused', {
-        documented: `pause of an active ${type} order: 2xx, then status paused`, received: { answer: failureOf(paused), status: afterPause.status }, exchange: paused,
-      });
-      const again = await act(t, user, created.orderId, 'pause');
-      t.expect('OA-PAUSE-003', is4xx(again) && (await readOrder(t, user, created)).status === 'paused', {
-        documented: 'pause of a paused order: a 4xx, the order still paused', received: failureOf(again), exchange: again,
-      });
-      t.note(`pause of a paused ${type} order answered ${again.response.status} ${String(errorCode(again))}`);
-      const resumed = await act(t, user, created.orderId, 'resume');
-      const afterResume = await readOrder(t, user, created);
-      t.expect('OA-RESUME-001', is2xx(resumed) && afterResume.status === 'active', {
-        documented: `resume of a paused ${type} order: 2xx, then status active`, received: { answer: failureOf(resumed), status: afterResume.status }, exchange: resumed,
-      });
+      for (const { action, rule, accepted, after, what } of PAUSE_RESUME_MOVES) {
+        const ex = await act(t, user, created.orderId, action);
+        // The order is read back after a 2xx move and after a 4xx refusal; any other answer fails without a read.
+        const status = accepted || is4xx(ex) ? (await readOrder(t, user, created)).status : undefined;
+        t.expect(rule, (accepted ? is2xx(ex) : is4xx(ex)) && status === after, {
+          documented: `${what} (${type}): ${accepted ? '2xx' : 'a 4xx'}, then status ${after}`,
+          received: { answer: failureOf(ex), status },
+          exchange: ex,
+        });
+        if (!accepted) t.note(`${what} (${type}) answered ${ex.response.status} ${String(errorCode(ex))}`);
+      }
     }
   },
 });
@@ -99,9 +71,7 @@ export const sliceCannotPause = defineCheck({
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'slice');
     const ex = await act(t, user, created.orderId, 'pause');
-    t.expect('OA-PAUSE-002', ex.response.status === 400 && errorCode(ex) === 'PAUSE_NOT_SUPPORTED', {
-      documented: '400 PAUSE_NOT_SUPPORTED', received: failureOf(ex), exchange: ex,
-    });
+    expectError(t, 'OA-PAUSE-002', ex, { status: 400, codes: ['PAUSE_NOT_SUPPORTED'], documented: '400 PAUSE_NOT_SUPPORTED' });
   },
 });
 
@@ -117,13 +87,23 @@ export const pausedOrderCancel = defineCheck({
     if (!is2xx(paused)) throw new SetupFailed(`pause answered ${paused.response.status}`, paused);
     const balance = dataOf(await asUser(t, user.sub, { path: '/me/balance' }));
     const rows = Array.isArray(balance?.balances) ? balance.balances.filter(isObject) : [];
-    const entry = rows.flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])).find((e) => e.orderId === created.orderId);
-    t.note(`OA-BAL-013: a paused DCA order ${entry ? `still locks ${String(entry.amount)} (kind ${String(entry.kind)})` : 'locks nothing'}`);
+    const entry = rows
+      .flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : []))
+      .find((e) => e.orderId === created.orderId);
+    t.note(
+      `OA-BAL-013: a paused DCA order ${entry ? `still locks ${String(entry.amount)} (kind ${String(entry.kind)})` : 'locks nothing'}`,
+    );
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
     const status = (await readOrder(t, user, created)).status;
-    t.expect('OA-CANCEL-004', (is2xx(ex) && status === 'cancelled') || (ex.response.status === 400 && errorCode(ex) === 'NOT_CANCELLABLE' && status === 'paused'), {
-      documented: '2xx and then cancelled, or 400 NOT_CANCELLABLE and still paused', received: { answer: failureOf(ex), status }, exchange: ex,
-    });
+    t.expect(
+      'OA-CANCEL-004',
+      (is2xx(ex) && status === 'cancelled') || (ex.response.status === 400 && errorCode(ex) === 'NOT_CANCELLABLE' && status === 'paused'),
+      {
+        documented: '2xx and then cancelled, or 400 NOT_CANCELLABLE and still paused',
+        received: { answer: failureOf(ex), status },
+        exchange: ex,
+      },
+    );
   },
 });
 
@@ -136,11 +116,13 @@ export const retryOfActiveDca = defineCheck({
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const ex = await act(t, user, created.orderId, 'retry');
-    t.expect('OA-RETRY-004', ex.response.status === 400 && errorCode(ex) === 'ORDER_NOT_FAILED', { documented: '400 ORDER_NOT_FAILED', received: failureOf(ex), exchange: ex });
+    expectError(t, 'OA-RETRY-004', ex, { status: 400, codes: ['ORDER_NOT_FAILED'], documented: '400 ORDER_NOT_FAILED' });
     const body = ex.response.body as { error: { details?: unknown } };
     const status = (await readOrder(t, user, created)).status;
     t.expect('OA-RETRY-005', isObject(body.error.details) && body.error.details.status === status, {
-      documented: `error.details.status is the current status (${String(status)})`, received: body.error.details, exchange: ex,
+      documented: `error.details.status is the current status (${String(status)})`,
+      received: body.error.details,
+      exchange: ex,
     });
   },
 });
@@ -154,11 +136,16 @@ export const retryOfTriggerNotFailed = defineCheck({
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'stop_loss');
     const ex = await act(t, user, created.orderId, 'retry');
-    t.expect('OA-RETRY-011', ex.response.status === 400 && ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED', 'ALREADY_WITHDRAWN'].includes(String(errorCode(ex))), {
-      documented: 'retry of an active stop_loss (retry is DCA only): 400 ORDER_NOT_FAILED, RETRY_NOT_SUPPORTED or ALREADY_WITHDRAWN, never 2xx', received: failureOf(ex), exchange: ex,
+    expectError(t, 'OA-RETRY-011', ex, {
+      status: 400,
+      codes: ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED', 'ALREADY_WITHDRAWN'],
+      documented:
+        'retry of an active stop_loss (retry is DCA only): 400 ORDER_NOT_FAILED, RETRY_NOT_SUPPORTED or ALREADY_WITHDRAWN, never 2xx',
     });
-    t.expect('OA-RETRY-008', ex.response.status === 400 && ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED'].includes(String(errorCode(ex))), {
-      documented: '400 ORDER_NOT_FAILED or 400 RETRY_NOT_SUPPORTED (UNKNOWNS.md B, retry precedence)', received: failureOf(ex), exchange: ex,
+    expectError(t, 'OA-RETRY-008', ex, {
+      status: 400,
+      codes: ['ORDER_NOT_FAILED', 'RETRY_NOT_SUPPORTED'],
+      documented: '400 ORDER_NOT_FAILED or 400 RETRY_NOT_SUPPORTED (UNKNOWNS.md B, retry precedence)',
     });
   },
 });
@@ -174,7 +161,9 @@ export const retryOfFailedDca = defineCheck({
     const ex = await act(t, user, created.orderId, 'retry');
     const status = (await readOrder(t, user, created)).status;
     t.expect('OA-RETRY-001', is2xx(ex) && status === 'active', {
-      documented: 'retry of a failed DCA order whose funds were not returned: 2xx, then status active', received: { answer: failureOf(ex), status }, exchange: ex,
+      documented: 'retry of a failed DCA order whose funds were not returned: 2xx, then status active',
+      received: { answer: failureOf(ex), status },
+      exchange: ex,
     });
   },
 });
@@ -192,10 +181,14 @@ export const retryAfterTheReturn = defineCheck({
     const { user, created } = await failedDca(t);
     await t.control.advanceClock(AUTO_RETURN_SECONDS);
     const order = await readOrder(t, user, created);
-    if (order.withdrawalStatus !== 'completed') t.skip(`withdrawalStatus ${String(order.withdrawalStatus)} a day after the failure: the automatic return has not run`);
+    if (order.withdrawalStatus !== 'completed')
+      t.skip(`withdrawalStatus ${String(order.withdrawalStatus)} a day after the failure: the automatic return has not run`);
     const ex = await act(t, user, created.orderId, 'retry');
-    t.expect('OA-RETRY-010', ex.response.status === 400 && errorCode(ex) === 'ALREADY_WITHDRAWN', {
-      documented: 'retry of a failed DCA order after its automatic return ran: 400 ALREADY_WITHDRAWN (retry only before the return), never 2xx', received: failureOf(ex), exchange: ex,
+    expectError(t, 'OA-RETRY-010', ex, {
+      status: 400,
+      codes: ['ALREADY_WITHDRAWN'],
+      documented:
+        'retry of a failed DCA order after its automatic return ran: 400 ALREADY_WITHDRAWN (retry only before the return), never 2xx',
     });
   },
 });
@@ -209,17 +202,33 @@ export const retryWithoutFunds = defineCheck({
   async run(t: CheckContext) {
     const { user, created } = await failedDca(t);
     // The failed order no longer locks its input: a wallet-level withdraw of the maximum takes it out of the manager.
-    const built = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey, tokenMint: usdc() } });
+    const built = await asUser(t, user.sub, {
+      method: 'POST',
+      path: '/withdraw/transaction',
+      json: { userPubkey: user.userPubkey, tokenMint: usdc() },
+    });
     const transaction = dataOf(built)?.transaction;
-    if (!is2xx(built) || typeof transaction !== 'string') t.skip(`POST /withdraw/transaction answered ${built.response.status}: the input cannot be taken out to make retry lack funds`);
-    const sent = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: { signedTransaction: signedWithdrawal({ ex: built, base64: transaction }, user) } });
+    if (!is2xx(built) || typeof transaction !== 'string')
+      t.skip(`POST /withdraw/transaction answered ${built.response.status}: the input cannot be taken out to make retry lack funds`);
+    const sent = await asUser(t, user.sub, {
+      method: 'POST',
+      path: '/withdraw/confirm',
+      json: { signedTransaction: signedWithdrawal({ ex: built, base64: transaction }, user) },
+    });
     if (!is2xx(sent)) t.skip(`POST /withdraw/confirm answered ${sent.response.status}: the input is still in the manager`);
     const ex = await act(t, user, created.orderId, 'retry');
-    t.expect('OA-RETRY-002', ex.response.status === 400 && errorCode(ex) === 'INSUFFICIENT_FUNDS', { documented: '400 INSUFFICIENT_FUNDS', received: failureOf(ex), exchange: ex });
+    expectError(t, 'OA-RETRY-002', ex, { status: 400, codes: ['INSUFFICIENT_FUNDS'], documented: '400 INSUFFICIENT_FUNDS' });
     const details = (ex.response.body as { error: { details?: unknown } }).error.details;
-    t.expect('OA-RETRY-003', isObject(details) && ['mint', 'required', 'currentBalance', 'gap'].every((name) => details[name] !== undefined && details[name] !== null), {
-      documented: 'error.details carries mint, required, currentBalance and gap', received: details, exchange: ex,
-    });
+    t.expect(
+      'OA-RETRY-003',
+      isObject(details) &&
+        ['mint', 'required', 'currentBalance', 'gap'].every((name) => details[name] !== undefined && details[name] !== null),
+      {
+        documented: 'error.details carries mint, required, currentBalance and gap',
+        received: details,
+        exchange: ex,
+      },
+    );
     const cancel = await act(t, user, created.orderId, 'cancel', { withdraw: false });
     t.note(`OA-CANCEL-005: cancel of a failed order answered ${cancel.response.status} ${String(errorCode(cancel))}`);
   },
@@ -242,28 +251,34 @@ export const retryOfFailedSlice = defineCheck({
     if (order.status !== 'failed') t.skip(`a failed swap did not fail the slice order (status ${String(order.status)})`);
     if (order.withdrawalStatus === 'none') {
       const early = await act(t, user, created.orderId, 'retry');
-      t.expect('OA-RETRY-007', early.response.status === 400 && errorCode(early) === 'RETRY_NOT_SUPPORTED', {
-        documented: 'retry of a failed slice order whose funds were not returned: 400 RETRY_NOT_SUPPORTED', received: failureOf(early), exchange: early,
+      expectError(t, 'OA-RETRY-007', early, {
+        status: 400,
+        codes: ['RETRY_NOT_SUPPORTED'],
+        documented: 'retry of a failed slice order whose funds were not returned: 400 RETRY_NOT_SUPPORTED',
       });
     }
     for (let i = 0; i < 6 && order.withdrawalStatus !== 'completed'; i++) {
       await t.control.advanceClock(300);
       order = await readOrder(t, user, created);
     }
-    if (order.withdrawalStatus !== 'completed') t.skip('the automatic return of the failed slice order did not run within 30 minutes of virtual time');
+    if (order.withdrawalStatus !== 'completed')
+      t.skip('the automatic return of the failed slice order did not run within 30 minutes of virtual time');
     const late = await act(t, user, created.orderId, 'retry');
-    t.expect('OA-RETRY-006', late.response.status === 400 && errorCode(late) === 'ALREADY_WITHDRAWN', {
-      documented: 'retry after the automatic return: 400 ALREADY_WITHDRAWN (checked before RETRY_NOT_SUPPORTED)', received: failureOf(late), exchange: late,
+    expectError(t, 'OA-RETRY-006', late, {
+      status: 400,
+      codes: ['ALREADY_WITHDRAWN'],
+      documented: 'retry after the automatic return: 400 ALREADY_WITHDRAWN (checked before RETRY_NOT_SUPPORTED)',
     });
   },
 });
 
-/** The order's lockedBreakdown entry and the input row's lockedForFutureTxns. */
-async function lockOf(t: CheckContext, user: Funded, created: Created): Promise<{ locked: bigint; entry?: Record<string, unknown>; ex: Exchange }> {
-  const ex = await asUser(t, user.sub, { path: '/me/balance' });
-  const rows = dataOf(ex)?.balances;
-  const row = Array.isArray(rows) ? rows.filter(isObject).find((r) => r.mint === created.intent.data.inputMint) : undefined;
-  const entry = Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown.filter(isObject).find((e) => e.orderId === created.orderId) : undefined;
+/** The order's lockedBreakdown entry and its input row's lockedForFutureTxns. */
+async function lockOf(
+  t: CheckContext,
+  user: Funded,
+  created: Created,
+): Promise<{ locked: bigint; entry?: Record<string, unknown>; ex: Exchange }> {
+  const { row, entry, ex } = await orderLock(t, user, created);
   return { locked: BigInt(String(row?.lockedForFutureTxns ?? 0)), entry, ex };
 }
 
@@ -280,20 +295,29 @@ export const cancelActive = defineCheck({
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
     const status = (await readOrder(t, user, created)).status;
     t.expect('OA-CANCEL-001', is2xx(ex) && status === 'cancelled', {
-      documented: 'cancel {withdraw:false} of an active order: 2xx, then status cancelled', received: { answer: failureOf(ex), status }, exchange: ex,
+      documented: 'cancel {withdraw:false} of an active order: 2xx, then status cancelled',
+      received: { answer: failureOf(ex), status },
+      exchange: ex,
     });
     const after = await lockOf(t, user, created);
     t.expect('OA-BAL-012', !after.entry && after.locked === before.locked - BigInt(String(before.entry.amount)), {
       documented: `no lockedBreakdown entry for the order and lockedForFutureTxns ${before.locked} - ${String(before.entry.amount)}`,
-      received: { entry: after.entry, lockedForFutureTxns: after.locked.toString() }, exchange: after.ex,
+      received: { entry: after.entry, lockedForFutureTxns: after.locked.toString() },
+      exchange: after.ex,
     });
     const history = await asUser(t, user.sub, { path: '/me/orders/history' });
     const rows = (history.response.body as { data?: unknown }).data;
     const listed = Array.isArray(rows) && rows.some((row) => isObject(row) && row.id === created.orderId);
-    t.expect('OA-READ-010', listed, { documented: `GET /me/orders/history lists the cancelled order ${created.orderId}`, received: rows, exchange: history });
+    t.expect('OA-READ-010', listed, {
+      documented: `GET /me/orders/history lists the cancelled order ${created.orderId}`,
+      received: rows,
+      exchange: history,
+    });
     const again = await act(t, user, created.orderId, 'cancel', { withdraw: false });
-    t.expect('OA-CANCEL-003', again.response.status === 400 && errorCode(again) === 'NOT_CANCELLABLE', {
-      documented: 'cancel of a cancelled order: 400 NOT_CANCELLABLE', received: failureOf(again), exchange: again,
+    expectError(t, 'OA-CANCEL-003', again, {
+      status: 400,
+      codes: ['NOT_CANCELLABLE'],
+      documented: 'cancel of a cancelled order: 400 NOT_CANCELLABLE',
     });
   },
 });
@@ -307,9 +331,7 @@ export const cancelSlice = defineCheck({
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'slice');
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
-    t.expect('OA-CANCEL-002', ex.response.status === 400 && errorCode(ex) === 'CANCEL_NOT_SUPPORTED', {
-      documented: '400 CANCEL_NOT_SUPPORTED', received: failureOf(ex), exchange: ex,
-    });
+    expectError(t, 'OA-CANCEL-002', ex, { status: 400, codes: ['CANCEL_NOT_SUPPORTED'], documented: '400 CANCEL_NOT_SUPPORTED' });
   },
 });
 
@@ -322,8 +344,10 @@ export const cancelWithWithdraw = defineCheck({
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'stop_loss');
     const missing = await act(t, user, created.orderId, 'cancel', { withdraw: true });
-    t.expect('OA-CANCEL-011', missing.response.status === 400 && errorCode(missing) === 'VALIDATION_ERROR', {
-      documented: 'cancel {withdraw:true} without userPubkey: 400 VALIDATION_ERROR', received: failureOf(missing), exchange: missing,
+    expectError(t, 'OA-CANCEL-011', missing, {
+      status: 400,
+      codes: ['VALIDATION_ERROR'],
+      documented: 'cancel {withdraw:true} without userPubkey: 400 VALIDATION_ERROR',
     });
     const stranger = Keypair.generate().publicKey.toBase58();
     const foreign = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: stranger });
@@ -331,18 +355,31 @@ export const cancelWithWithdraw = defineCheck({
     const toStranger = paid ? depositedTo(paid, stranger, String(created.intent.data.inputMint)).amount : 0n;
     // A transaction found where the suite assumes it (data.transaction, UNKNOWNS O12) confirms that place.
     if (paid) t.confirm('withdrawal-transaction');
-    t.expect('OA-CANCEL-012', is4xx(foreign) || (foreign.response.status === 500 && errorCode(foreign) === 'WITHDRAWAL_BUILD_FAILED') || (is2xx(foreign) && toStranger === 0n), {
-      documented: 'a foreign userPubkey: a 4xx, 500 WITHDRAWAL_BUILD_FAILED, or a 2xx whose transaction pays nothing to that key', received: { answer: failureOf(foreign), paidToForeignKey: toStranger.toString() }, exchange: foreign,
-    });
-    if (is2xx(foreign) || (await readOrder(t, user, created)).status !== 'active') t.skip('the order was cancelled with the foreign userPubkey: the own-wallet cancel cannot be observed');
+    t.expect(
+      'OA-CANCEL-012',
+      is4xx(foreign) ||
+        (foreign.response.status === 500 && errorCode(foreign) === 'WITHDRAWAL_BUILD_FAILED') ||
+        (is2xx(foreign) && toStranger === 0n),
+      {
+        documented: 'a foreign userPubkey: a 4xx, 500 WITHDRAWAL_BUILD_FAILED, or a 2xx whose transaction pays nothing to that key',
+        received: { answer: failureOf(foreign), paidToForeignKey: toStranger.toString() },
+        exchange: foreign,
+      },
+    );
+    if (is2xx(foreign) || (await readOrder(t, user, created)).status !== 'active')
+      t.skip('the order was cancelled with the foreign userPubkey: the own-wallet cancel cannot be observed');
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: user.userPubkey });
     const status = (await readOrder(t, user, created)).status;
     t.expect('OA-CANCEL-006', is2xx(ex) && status === 'cancelled', {
-      documented: 'cancel {withdraw:true, userPubkey} of an active order: 2xx, then status cancelled', received: { answer: failureOf(ex), status }, exchange: ex,
+      documented: 'cancel {withdraw:true, userPubkey} of an active order: 2xx, then status cancelled',
+      received: { answer: failureOf(ex), status },
+      exchange: ex,
     });
     const d = dataOf(ex);
     const transaction = typeof d?.transaction === 'string' ? decodeTransaction(d.transaction) : undefined;
-    t.note(`OA-CANCEL-007: the cancel answer ${transaction ? 'carries the withdrawal transaction in data.transaction' : `carries data keys ${Object.keys(d ?? {}).join(', ')}`}`);
+    t.note(
+      `OA-CANCEL-007: the cancel answer ${transaction ? 'carries the withdrawal transaction in data.transaction' : `carries data keys ${Object.keys(d ?? {}).join(', ')}`}`,
+    );
   },
 });
 
@@ -359,15 +396,20 @@ export const cancelWithFailedBuild = defineCheck({
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: true, userPubkey: user.userPubkey });
     await t.control.setFaults({ rpc: 'up' });
     if (is2xx(ex)) t.skip('the withdrawal built although the chain was down: the build failure cannot be made to happen');
-    if (['RPC_ERROR', 'RPC_UNAVAILABLE'].includes(String(errorCode(ex)))) t.skip(`the cancel was refused before it ran (${String(errorCode(ex))})`);
-    t.expect('OA-CANCEL-008', ex.response.status === 500 && errorCode(ex) === 'WITHDRAWAL_BUILD_FAILED', {
-      documented: '500 WITHDRAWAL_BUILD_FAILED', received: failureOf(ex), exchange: ex,
-    });
+    if (['RPC_ERROR', 'RPC_UNAVAILABLE'].includes(String(errorCode(ex))))
+      t.skip(`the cancel was refused before it ran (${String(errorCode(ex))})`);
+    expectError(t, 'OA-CANCEL-008', ex, { status: 500, codes: ['WITHDRAWAL_BUILD_FAILED'], documented: '500 WITHDRAWAL_BUILD_FAILED' });
     const status = (await readOrder(t, user, created)).status;
-    t.expect('OA-CANCEL-009', status === 'cancelled', { documented: 'after WITHDRAWAL_BUILD_FAILED the order is cancelled', received: status, exchange: ex });
+    t.expect('OA-CANCEL-009', status === 'cancelled', {
+      documented: 'after WITHDRAWAL_BUILD_FAILED the order is cancelled',
+      received: status,
+      exchange: ex,
+    });
     const leg = await asUser(t, user.sub, { method: 'POST', path: `/orders/${created.orderId}/withdraw`, json: {} });
     t.expect('OA-CANCEL-010', is2xx(leg) && dataOf(leg)?.withdrawalAmounts !== undefined, {
-      documented: 'POST /orders/{id}/withdraw then builds the withdrawal leg (2xx with withdrawalAmounts)', received: failureOf(leg), exchange: leg,
+      documented: 'POST /orders/{id}/withdraw then builds the withdrawal leg (2xx with withdrawalAmounts)',
+      received: failureOf(leg),
+      exchange: leg,
     });
   },
 });
@@ -384,7 +426,9 @@ export const concurrentCancels = defineCheck({
     const won = answers.filter(is2xx);
     const lost = answers.filter((ex) => ex.response.status === 400 && ['NOT_CANCELLABLE', 'INVALID_STATE'].includes(String(errorCode(ex))));
     t.expect('OA-CANCEL-013', won.length === 1 && lost.length === 1, {
-      documented: 'one 2xx, the other 400 NOT_CANCELLABLE or 400 INVALID_STATE', received: answers.map(failureOf), exchange: answers[1],
+      documented: 'one 2xx, the other 400 NOT_CANCELLABLE or 400 INVALID_STATE',
+      received: answers.map(failureOf),
+      exchange: answers[1],
     });
   },
 });
@@ -403,7 +447,9 @@ export const inFlightResolves = defineCheck({
     const first = await act(t, user, created.orderId, 'pause');
     await t.control.setFaults({ swaps: 'ok' });
     if (first.response.status !== 409 || errorCode(first) !== 'EXECUTION_IN_FLIGHT') {
-      t.skip(`a hanging swap did not give 409 EXECUTION_IN_FLIGHT (pause answered ${first.response.status} ${String(errorCode(first))}): nothing to resolve`);
+      t.skip(
+        `a hanging swap did not give 409 EXECUTION_IN_FLIGHT (pause answered ${first.response.status} ${String(errorCode(first))}): nothing to resolve`,
+      );
     }
     let last = first;
     for (let attempt = 0; attempt < 5 && last.response.status === 409; attempt++) {
@@ -411,7 +457,9 @@ export const inFlightResolves = defineCheck({
       last = await act(t, user, created.orderId, 'pause');
     }
     t.expect('OA-ERR-007', last.response.status !== 409, {
-      documented: 'after the swap settles, repeating the request with back-off gets a non-409 answer', received: failureOf(last), exchange: last,
+      documented: 'after the swap settles, repeating the request with back-off gets a non-409 answer',
+      received: failureOf(last),
+      exchange: last,
     });
   },
 });
@@ -429,9 +477,44 @@ export const actionsOnOthersOrders = defineCheck({
     for (const action of ['pause', 'resume', 'retry', 'cancel'] as const) {
       const body = action === 'cancel' ? { withdraw: false } : {};
       const missing = await act(t, other, unknown, action, body);
-      t.expect('OA-ERR-005', missing.response.status === 404 && errorCode(missing) === 'NOT_FOUND', { documented: `${action} of an unknown order: 404 NOT_FOUND`, received: failureOf(missing), exchange: missing });
+      expectError(t, 'OA-ERR-005', missing, {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: `${action} of an unknown order: 404 NOT_FOUND`,
+      });
       const foreign = await act(t, other, created.orderId, action, body);
-      t.expect('OA-ERR-006', foreign.response.status === 404 && errorCode(foreign) === 'NOT_FOUND', { documented: `${action} of another user's order: 404 NOT_FOUND`, received: failureOf(foreign), exchange: foreign });
+      expectError(t, 'OA-ERR-006', foreign, {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: `${action} of another user's order: 404 NOT_FOUND`,
+      });
     }
+  },
+});
+
+// ---- retry of a trigger order (DCA only) ----
+
+export const failedTriggerCannotRetry = defineCheck({
+  name: 'retry-of-a-failed-stop-loss-is-never-2xx',
+  service: 'orders',
+  rules: ['OA-RETRY-011'],
+  profile: 'full',
+  needs: ['funding', 'prices', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const m = await market(t);
+    const id = await place(t, m, 'stop_loss', STOP);
+    t.defer(() => t.control.setFaults({ swaps: 'ok' }));
+    await t.control.setFaults({ swaps: 'fail' });
+    await move(t, m, 500_000n);
+    await t.control.setFaults({ swaps: 'ok' });
+    const { order } = await read(t, m.user.sub, 'stop_loss', id);
+    if (order.status !== 'failed')
+      t.skip(`a failing swap at the trigger left the stop_loss ${String(order.status)}, not failed: no failed trigger order to retry`);
+    const ex = await act(t, m.user, id, 'retry');
+    expectError(t, 'OA-RETRY-011', ex, {
+      status: 400,
+      codes: ['RETRY_NOT_SUPPORTED', 'ALREADY_WITHDRAWN', 'ORDER_NOT_FAILED'],
+      documented: `retry of a failed stop_loss (withdrawalStatus ${String(order.withdrawalStatus)}): 400 RETRY_NOT_SUPPORTED, ALREADY_WITHDRAWN or ORDER_NOT_FAILED (retry is DCA only), never 2xx`,
+    });
   },
 });

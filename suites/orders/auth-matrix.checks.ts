@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { listOperations, validateResponse, type OperationInfo } from '../../generators/index.ts';
+import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isSafeMethod, sendsUnsafeRequests } from '../harness/safe-methods.ts';
-import { CREDENTIAL_STATES, expectErrorEnvelope, keyInState, PARTNER_READ, type CredentialState } from './auth.checks.ts';
 import { intentUser, type OrderType } from './orders.ts';
-import { ordersOfEveryType } from './reads.checks.ts';
 import type { SiwsEnvironment } from './siws.ts';
-import {
-  correctBody, dataOf, is2xx, onboardedUser, otherTenantKey, postOnboard, rateLimited, servedRequest, throwawayWallet,
-} from './users.ts';
+import { CREDENTIAL_STATES, type CredentialState, keyInState, PARTNER_READ } from './steps/auth.ts';
+import { expectErrorEnvelope } from './steps/expect.ts';
+import { ordersOfEveryType } from './steps/reads.ts';
+import { correctBody, onboardedUser, otherTenantKey, postOnboard, rateLimited, servedRequest, throwawayWallet } from './users.ts';
 
 /**
  * The auth matrix (Authentication 3 and Errors, Auth and tenancy): every operation of the orders spec, each way a
@@ -31,12 +31,12 @@ import {
  * `readonly` judges the GET operations (suites/harness/safe-methods.ts).
  */
 
-export type Tier = 'partner-only' | 'user-scoped';
+type Tier = 'partner-only' | 'user-scoped';
 
 /** Query parameter names a careless service might read a key from. */
 const KEY_QUERY_NAMES = ['X-Service-Key', 'x-service-key', 'serviceKey', 'apiKey', 'api_key', 'key', 'token'];
 
-export interface MatrixOperation {
+interface MatrixOperation {
   op: OperationInfo;
   tier: Tier;
   /** The concrete path: a real order id where one is given for the path's order type, else a random UUID. */
@@ -44,10 +44,16 @@ export interface MatrixOperation {
 }
 
 /** Real order ids by type, for the path ids of the matrix. */
-export type OrderIds = Partial<Record<OrderType, string>>;
+type OrderIds = Partial<Record<OrderType, string>>;
 
 /** The order type a path's id must have: the per-type routes name it; any order does for the others. */
-const PATH_TYPES: ReadonlyArray<[string, OrderType]> = [['/dca/', 'dca'], ['/stop-loss/', 'stop_loss'], ['/take-profit/', 'take_profit'], ['/oco/', 'oco'], ['/slice/', 'slice']];
+const PATH_TYPES: ReadonlyArray<[string, OrderType]> = [
+  ['/dca/', 'dca'],
+  ['/stop-loss/', 'stop_loss'],
+  ['/take-profit/', 'take_profit'],
+  ['/oco/', 'oco'],
+  ['/slice/', 'slice'],
+];
 
 function orderIdFor(path: string, ids: OrderIds): string | undefined {
   const type = PATH_TYPES.find(([prefix]) => path.startsWith(prefix))?.[1];
@@ -58,7 +64,7 @@ function orderIdFor(path: string, ids: OrderIds): string | undefined {
  * Every non-public operation of the orders spec, with its tier from the spec's security alternatives. `ids` fill the
  * path ids of GET operations (of every operation with `writes`), random UUIDs the rest.
  */
-export function matrixOperations(ids: OrderIds = {}, { writes = false } = {}): MatrixOperation[] {
+function matrixOperations(ids: OrderIds = {}, { writes = false } = {}): MatrixOperation[] {
   return listOperations('orders')
     .filter((op) => op.security.includes('serviceKey'))
     .map((op) => ({
@@ -72,10 +78,15 @@ export function matrixOperations(ids: OrderIds = {}, { writes = false } = {}): M
 async function reportedOrderIds(t: CheckContext): Promise<OrderIds> {
   const ex = await t.orders.request({ path: PARTNER_READ, headers: { 'X-Service-User': undefined }, validate: false });
   rateLimited(ex);
-  const rows = is2xx(ex) && isObject(ex.response.body) && Array.isArray(ex.response.body.data) ? ex.response.body.data.filter(isObject) : [];
+  const rows =
+    is2xx(ex) && isObject(ex.response.body) && Array.isArray(ex.response.body.data) ? ex.response.body.data.filter(isObject) : [];
   const ids: OrderIds = {};
   for (const row of rows) if (typeof row.id === 'string' && typeof row.orderType === 'string') ids[row.orderType as OrderType] ??= row.id;
-  t.note(Object.keys(ids).length > 0 ? `GET path ids: real orders of the tenant (${Object.keys(ids).join(', ')})` : 'GET path ids: random (the tenant\'s report lists no order)');
+  t.note(
+    Object.keys(ids).length > 0
+      ? `GET path ids: real orders of the tenant (${Object.keys(ids).join(', ')})`
+      : "GET path ids: random (the tenant's report lists no order)",
+  );
   return ids;
 }
 
@@ -89,10 +100,22 @@ function isNotFound(ex: Exchange): boolean {
 }
 
 /** Send one probe; the spec check is done by the matrix itself (a 404 of an unserved route is not judged). */
-async function probe(t: CheckContext, m: MatrixOperation, headers: Record<string, string | undefined>, query?: Record<string, string>): Promise<Exchange> {
+async function probe(
+  t: CheckContext,
+  m: MatrixOperation,
+  headers: Record<string, string | undefined>,
+  query?: Record<string, string>,
+): Promise<Exchange> {
   const withBody = m.op.method === 'POST' || m.op.method === 'PATCH';
   const ex = await t.orders.request({
-    method: m.op.method, path: m.path, query, headers, json: withBody ? {} : undefined, retry: false, validate: false, operationId: m.op.operationId,
+    method: m.op.method,
+    path: m.path,
+    query,
+    headers,
+    json: withBody ? {} : undefined,
+    retry: false,
+    validate: false,
+    operationId: m.op.operationId,
   });
   rateLimited(ex);
   return ex;
@@ -102,11 +125,25 @@ async function probe(t: CheckContext, m: MatrixOperation, headers: Record<string
 function validateAuthAnswer(t: CheckContext, m: MatrixOperation, ex: Exchange): void {
   const r = validateResponse('orders', m.op.operationId, ex.response.status, ex.response.mediaType, ex.response.body);
   if (!r.documentedStatus || !r.documentedMediaType) {
-    t.violations.push({ rule: m.op.rule, detail: { documented: `a documented status and media type for ${m.op.operationId}`, received: { status: ex.response.status, mediaType: ex.response.mediaType }, exchange: ex } });
+    t.violations.push({
+      rule: m.op.rule,
+      detail: {
+        documented: `a documented status and media type for ${m.op.operationId}`,
+        received: { status: ex.response.status, mediaType: ex.response.mediaType },
+        exchange: ex,
+      },
+    });
     return;
   }
   for (const err of r.errors) {
-    t.violations.push({ rule: err.rule, detail: { documented: `the ${ex.response.status} body of ${m.op.operationId} matches the spec`, received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body }, exchange: ex } });
+    t.violations.push({
+      rule: err.rule,
+      detail: {
+        documented: `the ${ex.response.status} body of ${m.op.operationId} matches the spec`,
+        received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body },
+        exchange: ex,
+      },
+    });
   }
 }
 
@@ -142,7 +179,13 @@ const validSubs = new WeakMap<CheckContext, string | null>();
 async function validSub(t: CheckContext): Promise<string | undefined> {
   if (!validSubs.has(t)) {
     const sub = randomToken('conformance-sub');
-    const ex = await servedRequest(t, { method: 'POST', path: '/partner/onboard', json: await correctBody(t, sub, throwawayWallet()), headers: { 'X-Service-User': undefined }, validate: false });
+    const ex = await servedRequest(t, {
+      method: 'POST',
+      path: '/partner/onboard',
+      json: await correctBody(t, sub, throwawayWallet()),
+      headers: { 'X-Service-User': undefined },
+      validate: false,
+    });
     validSubs.set(t, is2xx(ex) ? sub : null);
   }
   return validSubs.get(t) ?? undefined;
@@ -172,7 +215,12 @@ async function servedAtAll(t: CheckContext, m: MatrixOperation): Promise<string>
  * a `404 NOT_FOUND` is judged like any other answer, never taken for "not served" (a 404 where the Errors table gives
  * 401 fails the rule). After such a 404 the failure says whether the target serves the operation to a valid request.
  */
-async function judgeEach(t: CheckContext, ops: readonly MatrixOperation[], j: Judgement, send: (m: MatrixOperation) => Promise<Exchange>): Promise<void> {
+async function judgeEach(
+  t: CheckContext,
+  ops: readonly MatrixOperation[],
+  j: Judgement,
+  send: (m: MatrixOperation) => Promise<Exchange>,
+): Promise<void> {
   if (ops.length === 0) t.skip('this profile probes none of the operations this rule covers');
   for (const m of ops) {
     const ex = await send(m);
@@ -180,7 +228,8 @@ async function judgeEach(t: CheckContext, ops: readonly MatrixOperation[], j: Ju
     const served = !holds && isNotFound(ex) ? { servedAtAll: await servedAtAll(t, m) } : {};
     t.expect(j.rule, holds, {
       documented: `${m.op.method} ${m.op.path} (${m.tier}): ${j.documented}`,
-      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', ...served }, exchange: ex,
+      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', ...served },
+      exchange: ex,
     });
     if (j.authAnswer) {
       expectErrorEnvelope(t, ex);
@@ -197,10 +246,13 @@ function matrixCheck(c: MatrixCase): Check {
     rules: c.authAnswer ? [c.rule, 'OA-ENV-002'] : [c.rule],
     profile: 'readonly',
     async run(t: CheckContext) {
-      if (!t.env.credentials.ordersApiKey) t.skip('no ORDERS_API_KEY for this run: the matrix needs the run\'s valid key');
+      if (!t.env.credentials.ordersApiKey) t.skip("no ORDERS_API_KEY for this run: the matrix needs the run's valid key");
       const all = matrixOperations(await reportedOrderIds(t)).filter((o) => c.tiers.includes(o.tier));
       const ops = sendsUnsafeRequests(t.env.profile) ? all : all.filter((o) => isSafeMethod(o.op.method));
-      if (ops.length < all.length) t.note(`${all.length - ops.length} write operation(s) not probed: the ${t.env.profile} profile sends safe methods only (full probes them)`);
+      if (ops.length < all.length)
+        t.note(
+          `${all.length - ops.length} write operation(s) not probed: the ${t.env.profile} profile sends safe methods only (full probes them)`,
+        );
       await judgeEach(t, ops, c, (m) => probe(t, m, c.headers(t), c.query?.(t)));
     },
   });
@@ -209,57 +261,74 @@ function matrixCheck(c: MatrixCase): Check {
 export const authMatrix: Check[] = [
   matrixCheck({
     name: 'every-operation-rejects-a-missing-key-with-401-invalid-api-key',
-    rule: 'OA-AUTH-001', tiers: ['partner-only', 'user-scoped'], authAnswer: true,
+    rule: 'OA-AUTH-001',
+    tiers: ['partner-only', 'user-scoped'],
+    authAnswer: true,
     documented: 'no X-Service-Key (and no X-Service-User): 401 INVALID_API_KEY',
     headers: () => ({ 'X-Service-Key': undefined, 'X-Service-User': undefined }),
     holds: rejects(401, 'INVALID_API_KEY'),
   }),
   matrixCheck({
     name: 'every-operation-rejects-an-unknown-key-with-401-invalid-api-key',
-    rule: 'OA-AUTH-002', tiers: ['partner-only', 'user-scoped'], authAnswer: true,
+    rule: 'OA-AUTH-002',
+    tiers: ['partner-only', 'user-scoped'],
+    authAnswer: true,
     documented: 'an unknown X-Service-Key: 401 INVALID_API_KEY',
     headers: () => ({ 'X-Service-Key': randomToken('unknown-service-key'), 'X-Service-User': undefined }),
     holds: rejects(401, 'INVALID_API_KEY'),
   }),
   matrixCheck({
     name: 'every-operation-rejects-an-empty-key-with-401-invalid-api-key',
-    rule: 'OA-AUTH-017', tiers: ['partner-only', 'user-scoped'], authAnswer: true,
+    rule: 'OA-AUTH-017',
+    tiers: ['partner-only', 'user-scoped'],
+    authAnswer: true,
     documented: 'an empty X-Service-Key (and no X-Service-User): 401 INVALID_API_KEY',
     headers: () => ({ 'X-Service-Key': '', 'X-Service-User': undefined }),
     holds: rejects(401, 'INVALID_API_KEY'),
   }),
   matrixCheck({
     name: 'every-operation-rejects-the-key-sent-as-a-query-parameter-with-401-invalid-api-key',
-    rule: 'OA-AUTH-017', tiers: ['partner-only', 'user-scoped'], authAnswer: true,
-    documented: 'the run\'s valid key in the query string (X-Service-Key, apiKey, api_key, key, ...) and no X-Service-Key header: 401 INVALID_API_KEY',
+    rule: 'OA-AUTH-017',
+    tiers: ['partner-only', 'user-scoped'],
+    authAnswer: true,
+    documented:
+      "the run's valid key in the query string (X-Service-Key, apiKey, api_key, key, ...) and no X-Service-Key header: 401 INVALID_API_KEY",
     headers: () => ({ 'X-Service-Key': undefined, 'X-Service-User': undefined }),
     query: (t) => Object.fromEntries(KEY_QUERY_NAMES.map((name) => [name, t.env.credentials.ordersApiKey ?? ''])),
     holds: rejects(401, 'INVALID_API_KEY'),
   }),
   matrixCheck({
     name: 'every-user-scoped-operation-rejects-a-missing-user-with-401-unauthorized',
-    rule: 'OA-AUTH-005', tiers: ['user-scoped'], authAnswer: true,
+    rule: 'OA-AUTH-005',
+    tiers: ['user-scoped'],
+    authAnswer: true,
     documented: 'a valid X-Service-Key and no X-Service-User: 401 UNAUTHORIZED',
     headers: (t) => ({ 'X-Service-Key': t.env.credentials.ordersApiKey, 'X-Service-User': undefined }),
     holds: rejects(401, 'UNAUTHORIZED'),
   }),
   matrixCheck({
     name: 'every-user-scoped-operation-rejects-a-never-onboarded-user-with-401-unauthorized',
-    rule: 'OA-AUTH-006', tiers: ['user-scoped'], authAnswer: true,
+    rule: 'OA-AUTH-006',
+    tiers: ['user-scoped'],
+    authAnswer: true,
     documented: 'a valid X-Service-Key and an X-Service-User that was never onboarded: 401 UNAUTHORIZED',
     headers: (t) => ({ 'X-Service-Key': t.env.credentials.ordersApiKey, 'X-Service-User': randomToken('never-onboarded') }),
     holds: rejects(401, 'UNAUTHORIZED'),
   }),
   matrixCheck({
     name: 'every-user-scoped-operation-rejects-a-user-without-key-with-401-invalid-api-key',
-    rule: 'OA-AUTH-013', tiers: ['user-scoped'], authAnswer: true,
+    rule: 'OA-AUTH-013',
+    tiers: ['user-scoped'],
+    authAnswer: true,
     documented: 'X-Service-User but no X-Service-Key: 401 INVALID_API_KEY',
     headers: () => ({ 'X-Service-Key': undefined, 'X-Service-User': randomToken('some-user') }),
     holds: rejects(401, 'INVALID_API_KEY'),
   }),
   matrixCheck({
     name: 'partner-only-operations-never-require-a-user',
-    rule: 'OA-AUTH-012', tiers: ['partner-only'], authAnswer: false,
+    rule: 'OA-AUTH-012',
+    tiers: ['partner-only'],
+    authAnswer: false,
     // Any answer but an auth rejection: the minimal body `{}` may well be a 400, a random id a 404.
     documented: 'a valid X-Service-Key alone is never answered 401 UNAUTHORIZED (nor any 401/403 auth rejection)',
     headers: (t) => ({ 'X-Service-Key': t.env.credentials.ordersApiKey, 'X-Service-User': undefined }),
@@ -288,12 +357,25 @@ function keyStateSweep(s: CredentialState): Check {
       if (withUser) {
         const body = await correctBody(t, sub, throwawayWallet(), { environment: tenant.environment as SiwsEnvironment });
         const onboard = await postOnboard(t, body, tenant.apiKey);
-        if (!is2xx(onboard)) throw new SetupFailed(`onboarding on the fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body)}`, onboard);
+        if (!is2xx(onboard))
+          throw new SetupFailed(
+            `onboarding on the fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body)}`,
+            onboard,
+          );
       }
       const key = await keyInState(t, tenant, s);
       const ops = matrixOperations().filter((m) => withUser || m.tier === 'partner-only');
-      await judgeEach(t, ops, { rule: s.rule, documented: `${s.status} ${s.code} (${s.key ? `a ${s.key} key` : `a ${s.tenant} tenant`})`, holds: rejects(s.status, s.code), authAnswer: true },
-        (m) => probe(t, m, { 'X-Service-Key': key, 'X-Service-User': m.tier === 'user-scoped' ? sub : undefined }));
+      await judgeEach(
+        t,
+        ops,
+        {
+          rule: s.rule,
+          documented: `${s.status} ${s.code} (${s.key ? `a ${s.key} key` : `a ${s.tenant} tenant`})`,
+          holds: rejects(s.status, s.code),
+          authAnswer: true,
+        },
+        (m) => probe(t, m, { 'X-Service-Key': key, 'X-Service-User': m.tier === 'user-scoped' ? sub : undefined }),
+      );
     },
   });
 }
@@ -313,12 +395,17 @@ export const subsAreScopedToTheirTenant = defineCheck({
     const user = await intentUser(t, t.control.has('funding'));
     const ids: OrderIds = {};
     if (t.control.has('funding')) for (const o of await ordersOfEveryType(t, user)) ids[o.order.orderType as OrderType] ??= o.orderId;
-    else t.note('path ids: random (the target cannot fund orders), so routes with an order id are judged only if they answer other than 404');
+    else
+      t.note('path ids: random (the target cannot fund orders), so routes with an order id are judged only if they answer other than 404');
     const other = await otherTenantKey(t);
     if (other.alt) {
       // ORDERS_API_KEY_ALT's tenant may have onboarded a user of the same sub on its own: then nothing can be judged.
-      const me = await probe(t, matrixOperations().find((m) => m.op.path === '/me')!, { 'X-Service-Key': other.apiKey, 'X-Service-User': user.sub });
-      if (is2xx(me) && dataOf(me)?.userId !== user.userId) t.skip(`the ORDERS_API_KEY_ALT tenant has a user of its own with sub ${user.sub}`);
+      const me = await probe(t, matrixOperations().find((m) => m.op.path === '/me')!, {
+        'X-Service-Key': other.apiKey,
+        'X-Service-User': user.sub,
+      });
+      if (is2xx(me) && dataOf(me)?.userId !== user.userId)
+        t.skip(`the ORDERS_API_KEY_ALT tenant has a user of its own with sub ${user.sub}`);
     }
     // Every answer is judged, a 404 too: the sub is unknown to the other tenant, which the Errors table answers 401.
     let judged = 0;
@@ -327,7 +414,8 @@ export const subsAreScopedToTheirTenant = defineCheck({
       judged++;
       t.expect('OA-AUTH-016', ex.response.status === 401 && codeOf(ex) === 'UNAUTHORIZED', {
         documented: `${m.op.method} ${m.path} with another tenant's key and sub ${user.sub} (onboarded on the run's tenant only): 401 UNAUTHORIZED`,
-        received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body }, exchange: ex,
+        received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body },
+        exchange: ex,
       });
       expectErrorEnvelope(t, ex);
     }
@@ -345,8 +433,9 @@ export const missingUserIsNoTenantUser = defineCheck({
     await onboardedUser(t);
     const ex = await servedRequest(t, { path: '/me', headers: { 'X-Service-User': undefined } });
     t.expect('OA-AUTH-005', ex.response.status === 401 && codeOf(ex) === 'UNAUTHORIZED', {
-      documented: 'GET /me with the run\'s key, whose tenant has an onboarded user, and no X-Service-User: 401 UNAUTHORIZED',
-      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body }, exchange: ex,
+      documented: "GET /me with the run's key, whose tenant has an onboarded user, and no X-Service-User: 401 UNAUTHORIZED",
+      received: { status: ex.response.status, code: codeOf(ex) ?? '(none)', body: ex.response.body },
+      exchange: ex,
     });
     expectErrorEnvelope(t, ex);
   },

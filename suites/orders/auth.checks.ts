@@ -1,32 +1,9 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import type { KeyState, TenantState } from '../harness/control.ts';
-import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
+import { PARTNER_READ, partnerRead } from './steps/auth.ts';
+import { expectError, expectErrorEnvelope } from './steps/expect.ts';
 
-/** A partner-only read that creates nothing: the tenant's order report. */
-export const PARTNER_READ = '/partners/me/orders';
-
-/** OA-ENV-002: {success: false, error: {code: string, message: string, details?: object}}. */
-export function expectErrorEnvelope(t: CheckContext, ex: Exchange): void {
-  const b = ex.response.body;
-  const e = isObject(b) ? b.error : undefined;
-  t.expect('OA-ENV-002', isObject(b) && b.success === false && isObject(e) && typeof e.code === 'string' && typeof e.message === 'string' &&
-    (!('details' in e) || e.details === undefined || isObject(e.details)), {
-    documented: 'the failure body {success: false, error: {code: string, message: string, details?: object}}', received: b, exchange: ex,
-  });
-}
-
-function expectCode(t: CheckContext, rule: string, ex: Exchange, status: number, code: string): void {
-  const b = ex.response.body;
-  const got = isObject(b) && isObject(b.error) ? b.error.code : undefined;
-  t.expect(rule, ex.response.status === status && got === code, {
-    documented: `${status} ${code}`, received: { status: ex.response.status, code: got ?? '(none)' }, exchange: ex,
-  });
-}
-
-function partnerRead(t: CheckContext, key: string | undefined): Promise<Exchange> {
-  return t.orders.request({ path: PARTNER_READ, headers: { 'X-Service-Key': key }, retry: false });
-}
+/** Authentication, tenancy and the envelope (areas AUTH, ENV) on the partner read, the one request that creates nothing. */
 
 export const missingServiceKeyIsRejected = defineCheck({
   name: 'missing-service-key-is-rejected-with-401-invalid-api-key',
@@ -36,7 +13,7 @@ export const missingServiceKeyIsRejected = defineCheck({
   profile: 'smoke',
   async run(t: CheckContext) {
     const ex = await partnerRead(t, undefined);
-    expectCode(t, 'OA-AUTH-001', ex, 401, 'INVALID_API_KEY');
+    expectError(t, 'OA-AUTH-001', ex, { status: 401, codes: ['INVALID_API_KEY'] });
     expectErrorEnvelope(t, ex);
   },
 });
@@ -48,7 +25,7 @@ export const unknownServiceKeyIsRejected = defineCheck({
   profile: 'smoke',
   async run(t: CheckContext) {
     const ex = await partnerRead(t, randomToken('unknown-service-key'));
-    expectCode(t, 'OA-AUTH-002', ex, 401, 'INVALID_API_KEY');
+    expectError(t, 'OA-AUTH-002', ex, { status: 401, codes: ['INVALID_API_KEY'] });
     expectErrorEnvelope(t, ex);
   },
 });
@@ -63,10 +40,14 @@ export const partnerReadNeedsOnlyTheKeyAndIsEnveloped = defineCheck({
     const ex = await partnerRead(t, t.env.credentials.ordersApiKey);
     const b = ex.response.body;
     t.expect('OA-AUTH-012', ex.response.status >= 200 && ex.response.status < 300, {
-      documented: `GET ${PARTNER_READ} with X-Service-Key and no X-Service-User answers 2xx (partner-only tier)`, received: { status: ex.response.status, body: b }, exchange: ex,
+      documented: `GET ${PARTNER_READ} with X-Service-Key and no X-Service-User answers 2xx (partner-only tier)`,
+      received: { status: ex.response.status, body: b },
+      exchange: ex,
     });
     t.expect('OA-ENV-001', isObject(b) && b.success === true && 'data' in b, {
-      documented: 'the success body {success: true, data}', received: b, exchange: ex,
+      documented: 'the success body {success: true, data}',
+      received: b,
+      exchange: ex,
     });
   },
 });
@@ -87,42 +68,13 @@ export const successFlagFollowsTheStatus = defineCheck({
       const b = ex.response.body;
       const expected = ex.response.status < 300;
       t.expect('OA-ENV-003', isObject(b) && b.success === expected, {
-        documented: `success: ${expected} on a ${ex.response.status}`, received: isObject(b) ? b.success : b, exchange: ex,
+        documented: `success: ${expected} on a ${ex.response.status}`,
+        received: isObject(b) ? b.success : b,
+        exchange: ex,
       });
     }
   },
 });
-
-/**
- * Errors, Auth and tenancy: each credential state with the status and code the document gives it. Each is tried on
- * every operation (auth-matrix.checks.ts, keyStateSweeps).
- */
-export interface CredentialState {
-  slug: string;
-  rule: string;
-  status: number;
-  code: string;
-  /** a new key of the tenant in this state, or else the tenant's own key once the tenant is in `tenant` */
-  key?: KeyState;
-  tenant?: TenantState;
-}
-
-export const CREDENTIAL_STATES: readonly CredentialState[] = [
-  { slug: 'revoked-key-is-rejected-with-401-key-revoked', rule: 'OA-AUTH-003', status: 401, code: 'KEY_REVOKED', key: 'revoked' },
-  { slug: 'other-environment-key-is-rejected-with-401-env-mismatch', rule: 'OA-AUTH-004', status: 401, code: 'ENV_MISMATCH', key: 'other-environment' },
-  { slug: 'product-disabled-key-is-rejected-with-403-product-disabled', rule: 'OA-AUTH-007', status: 403, code: 'PRODUCT_DISABLED', key: 'product-disabled' },
-  { slug: 'product-expired-key-is-rejected-with-403-product-expired', rule: 'OA-AUTH-008', status: 403, code: 'PRODUCT_EXPIRED', key: 'product-expired' },
-  { slug: 'suspended-tenant-is-rejected-with-403-tenant-suspended', rule: 'OA-AUTH-009', status: 403, code: 'TENANT_SUSPENDED', tenant: 'suspended' },
-  { slug: 'deleted-tenant-is-rejected-with-403-tenant-deleted', rule: 'OA-AUTH-010', status: 403, code: 'TENANT_DELETED', tenant: 'deleted' },
-  { slug: 'unprovisioned-tenant-is-rejected-with-403-tenant-not-provisioned', rule: 'OA-AUTH-011', status: 403, code: 'TENANT_NOT_PROVISIONED', tenant: 'not-provisioned' },
-];
-
-/** The key that presents `state` for `tenant`. */
-export async function keyInState(t: CheckContext, tenant: { tenantId: string; apiKey: string }, state: CredentialState): Promise<string> {
-  if (state.key) return await t.control.createKey(tenant.tenantId, state.key);
-  await t.control.setTenantState(tenant.tenantId, state.tenant!);
-  return tenant.apiKey;
-}
 
 export const suspensionIsRecoverable = defineCheck({
   name: 'suspended-tenant-key-is-accepted-again-once-active',
@@ -133,11 +85,13 @@ export const suspensionIsRecoverable = defineCheck({
   async run(t: CheckContext) {
     const tenant = await t.control.createTenant();
     await t.control.setTenantState(tenant.tenantId, 'suspended');
-    expectCode(t, 'OA-AUTH-009', await partnerRead(t, tenant.apiKey), 403, 'TENANT_SUSPENDED');
+    expectError(t, 'OA-AUTH-009', await partnerRead(t, tenant.apiKey), { status: 403, codes: ['TENANT_SUSPENDED'] });
     await t.control.setTenantState(tenant.tenantId, 'active');
     const ex = await partnerRead(t, tenant.apiKey);
     t.expect('OA-AUTH-015', ex.response.status >= 200 && ex.response.status < 300, {
-      documented: 'TENANT_SUSPENDED is recoverable: the same key is accepted once the tenant is active again', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      documented: 'TENANT_SUSPENDED is recoverable: the same key is accepted once the tenant is active again',
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
     });
   },
 });

@@ -1,19 +1,27 @@
 import { Keypair } from '@solana/web3.js';
+import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { deepEqual, isObject } from '../shared/values.ts';
-import { expectErrorEnvelope } from './auth.checks.ts';
+import { JUP_MINT, USDC_MINT, USDT_MINT } from './mints.ts';
+import {
+  createOrder,
+  INT,
+  intentRequest,
+  intentUser,
+  NATIVE_MINT,
+  ORDER_TYPES,
+  type Created,
+  type Funded,
+  type OrderType,
+} from './orders.ts';
 import { runEnvironment } from './siws.ts';
-import { advancePast } from './dca-lifecycle.checks.ts';
-import { createOrder, intentRequest, intentUser, NATIVE_MINT, ORDER_TYPES, type Created, type Funded, type OrderType } from './orders.ts';
-import { asUser, dataOf, errorCode, is2xx, onboardedUser, type OnboardedUser } from './users.ts';
+import { advancePast } from './steps/dca.ts';
+import { expectError, expectErrorEnvelope } from './steps/expect.ts';
+import { asUser, onboardedUser, type OnboardedUser } from './users.ts';
 
-/** GET /me/balance (User session and balances; Balance row). */
+/** GET /me/balance (area BAL: User session and balances; Balance row). */
 
-export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-export const USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
-export const JUP_MINT = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
-const INT = /^(0|[1-9][0-9]*)$/;
 const BUCKETS = ['totalBalance', 'lockedForFutureTxns', 'withdrawalPending', 'availableToWithdraw'] as const;
 
 type Row = Record<string, unknown>;
@@ -25,7 +33,9 @@ async function getBalance(t: CheckContext, sub: string, hideZero?: boolean): Pro
 function rowsOf(t: CheckContext, ex: Exchange): Row[] {
   const d = dataOf(ex);
   t.expect('OA-BAL-001', is2xx(ex) && typeof d?.walletAddress === 'string' && Array.isArray(d.balances), {
-    documented: '2xx with data {walletAddress: string, balances: array}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    documented: '2xx with data {walletAddress: string, balances: array}',
+    received: { status: ex.response.status, body: ex.response.body },
+    exchange: ex,
   });
   return (d.balances as unknown[]).filter(isObject);
 }
@@ -60,29 +70,52 @@ export const balanceRowsFollowTheDocument = defineCheck({
     const rows = rowsOf(t, ex);
     const me = await asUser(t, user.sub, { path: '/me' });
     t.expect('OA-BAL-002', dataOf(ex)?.walletAddress === dataOf(me)?.walletAddress && dataOf(ex)?.walletAddress === user.walletAddress, {
-      documented: `data.walletAddress equals the manager of GET /me (${String(dataOf(me)?.walletAddress)})`, received: dataOf(ex)?.walletAddress, exchange: ex,
+      documented: `data.walletAddress equals the manager of GET /me (${String(dataOf(me)?.walletAddress)})`,
+      received: dataOf(ex)?.walletAddress,
+      exchange: ex,
     });
     for (const row of rows) {
-      t.expect('OA-BAL-003', typeof row.mint === 'string' && (row.symbol === null || typeof row.symbol === 'string') && Number.isInteger(row.decimals) &&
-        BUCKETS.every((k) => typeof row[k] === 'string' && INT.test(row[k] as string)) && Array.isArray(row.lockedBreakdown), {
-        documented: 'a row {mint: string, symbol: string|null, decimals: integer, programId, totalBalance, lockedForFutureTxns, withdrawalPending, availableToWithdraw: integer strings, lockedBreakdown: array}',
-        received: row, exchange: ex,
-      });
+      t.expect(
+        'OA-BAL-003',
+        typeof row.mint === 'string' &&
+          (row.symbol === null || typeof row.symbol === 'string') &&
+          Number.isInteger(row.decimals) &&
+          BUCKETS.every((k) => typeof row[k] === 'string' && INT.test(row[k] as string)) &&
+          Array.isArray(row.lockedBreakdown),
+        {
+          documented:
+            'a row {mint: string, symbol: string|null, decimals: integer, programId, totalBalance, lockedForFutureTxns, withdrawalPending, availableToWithdraw: integer strings, lockedBreakdown: array}',
+          received: row,
+          exchange: ex,
+        },
+      );
       t.expect('OA-BAL-004', ['native', 'token', 'token-2022'].includes(row.programId as string), {
-        documented: 'programId one of native, token, token-2022', received: row.programId, exchange: ex,
+        documented: 'programId one of native, token, token-2022',
+        received: row.programId,
+        exchange: ex,
       });
       const [total, locked, pending, available] = BUCKETS.map((k) => BigInt(row[k] as string)) as [bigint, bigint, bigint, bigint];
       const expected = total - locked - pending > 0n ? total - locked - pending : 0n;
       t.expect('OA-BAL-007', available === expected, {
-        documented: `availableToWithdraw = max(${total} - ${locked} - ${pending}, 0) = ${expected}`, received: row.availableToWithdraw, exchange: ex,
+        documented: `availableToWithdraw = max(${total} - ${locked} - ${pending}, 0) = ${expected}`,
+        received: row.availableToWithdraw,
+        exchange: ex,
       });
       // A fresh user has no order, so no order-level withdrawal in flight.
-      t.expect('OA-BAL-014', pending === 0n, { documented: 'withdrawalPending 0 with no order-level withdrawal in flight', received: row.withdrawalPending, exchange: ex });
+      t.expect('OA-BAL-014', pending === 0n, {
+        documented: 'withdrawalPending 0 with no order-level withdrawal in flight',
+        received: row.withdrawalPending,
+        exchange: ex,
+      });
     }
     if (rows.length === 0) t.note('no balance rows: the row rules OA-BAL-003/004/007/014 had nothing to judge');
     const hiddenEx = await getBalance(t, user.sub, true);
     for (const row of rowsOf(t, hiddenEx)) {
-      t.expect('OA-BAL-015', BUCKETS.some((k) => row[k] !== '0'), { documented: 'with hideZero=true no row has all four buckets 0', received: row, exchange: hiddenEx });
+      t.expect(
+        'OA-BAL-015',
+        BUCKETS.some((k) => row[k] !== '0'),
+        { documented: 'with hideZero=true no row has all four buckets 0', received: row, exchange: hiddenEx },
+      );
     }
   },
 });
@@ -102,7 +135,8 @@ export const hideZeroDefaultsToFalse = defineCheck({
     if (explicit.length === 0) t.note('the target lists no row for a fresh manager: the default of hideZero is judged on empty lists');
     t.expect('OA-BAL-016', deepEqual(rows, explicit) && hidden.every((h) => explicit.some((r) => deepEqual(r, h))), {
       documented: 'hideZero defaults to false (same rows as hideZero=false), and every hideZero=true row appears there unchanged',
-      received: { default: rows, hideZeroFalse: explicit, hideZeroTrue: hidden }, exchange: shown,
+      received: { default: rows, hideZeroFalse: explicit, hideZeroTrue: hidden },
+      exchange: shown,
     });
   },
 });
@@ -117,7 +151,11 @@ const LOCKS: Record<string, { rule: string; input: (order: Row, created: Created
   stop_loss: { rule: 'OA-BAL-009', input: (order) => order.amount, what: 'the full unspent amount (amount - amountSpent)' },
   take_profit: { rule: 'OA-BAL-009', input: (order) => order.amount, what: 'the full unspent amount (amount - amountSpent)' },
   oco: { rule: 'OA-BAL-009', input: (order) => order.amount, what: 'the full unspent amount (amount - amountSpent)' },
-  slice: { rule: 'OA-BAL-010', input: (_order, created) => created.intent.data.inputAmount, what: 'its unspent input (the intent\'s inputAmount - amountSpent)' },
+  slice: {
+    rule: 'OA-BAL-010',
+    input: (_order, created) => created.intent.data.inputAmount,
+    what: "its unspent input (the intent's inputAmount - amountSpent)",
+  },
 };
 
 /**
@@ -132,14 +170,21 @@ function expectUnspentInputLocked(t: CheckContext, ex: Exchange, rows: Row[], or
   const lock = lockEntriesOf(input, created.orderId)[0];
   const [base, spent] = [inputOf(order, created), order.amountSpent];
   if (type === 'slice' && !(typeof base === 'string' && INT.test(base) && typeof spent === 'string' && INT.test(spent))) {
-    t.note(`the slice order reads back no integer-string amountSpent (${JSON.stringify(spent)}): only its lock entry is judged (UNKNOWNS O2)`);
-    t.expect(rule, lock !== undefined, { documented: `the running slice order has a lockedBreakdown entry on its input mint`, received: input ?? '(no row for its input mint)', exchange: ex });
+    t.note(
+      `the slice order reads back no integer-string amountSpent (${JSON.stringify(spent)}): only its lock entry is judged (UNKNOWNS O2)`,
+    );
+    t.expect(rule, lock !== undefined, {
+      documented: `the running slice order has a lockedBreakdown entry on its input mint`,
+      received: input ?? '(no row for its input mint)',
+      exchange: ex,
+    });
     return { input, lock };
   }
   const unspent = BigInt(String(base)) - BigInt(String(spent));
   t.expect(rule, lock !== undefined && input?.lockedForFutureTxns === unspent.toString(), {
     documented: `while the ${String(order.status)} ${type} order is the only lock on ${String(order.inputMint)}, lockedForFutureTxns is ${what} = ${String(base)} - ${String(spent)} = ${unspent}, with an entry for the order`,
-    received: input ?? '(no row for its input mint)', exchange: ex,
+    received: input ?? '(no row for its input mint)',
+    exchange: ex,
   });
   return { input, lock };
 }
@@ -149,12 +194,23 @@ function lockEntriesOf(row: Row | undefined, orderId: string): Row[] {
   return (Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown : []).filter((e) => isObject(e) && e.orderId === orderId) as Row[];
 }
 
-const DETAIL_PATHS: Record<string, string> = { dca: '/dca', stop_loss: '/stop-loss', take_profit: '/take-profit', oco: '/oco', slice: '/slice' };
+const DETAIL_PATHS: Record<string, string> = {
+  dca: '/dca',
+  stop_loss: '/stop-loss',
+  take_profit: '/take-profit',
+  oco: '/oco',
+  slice: '/slice',
+};
 
 /** The order as its detail endpoint shows it now (slice: data.order), or as confirm returned it when that is not served. */
 async function currentOrder(t: CheckContext, sub: string, created: Created): Promise<Row> {
   const type = String(created.order.orderType);
-  const ex = await t.orders.request({ path: `${DETAIL_PATHS[type]}/${created.orderId}`, headers: { 'X-Service-User': sub }, validate: false, retry: false });
+  const ex = await t.orders.request({
+    path: `${DETAIL_PATHS[type]}/${created.orderId}`,
+    headers: { 'X-Service-User': sub },
+    validate: false,
+    retry: false,
+  });
   const d = dataOf(ex);
   const order = type === 'slice' ? d?.order : d;
   return is2xx(ex) && isObject(order) ? order : created.order;
@@ -164,10 +220,19 @@ async function currentOrder(t: CheckContext, sub: string, created: Created): Pro
 async function activeOrderOf(t: CheckContext, type: OrderType): Promise<{ user: Funded; created: Created } | undefined> {
   const user = await intentUser(t, true);
   const request = intentRequest(type);
-  const probe = await t.orders.request({ method: 'POST', path: '/orders/intent', json: request, headers: { 'X-Service-User': user.sub }, validate: false, retry: false });
+  const probe = await t.orders.request({
+    method: 'POST',
+    path: '/orders/intent',
+    json: request,
+    headers: { 'X-Service-User': user.sub },
+    validate: false,
+    retry: false,
+  });
   const code = errorCode(probe);
   if ((probe.response.status === 404 && code === 'NOT_FOUND') || (probe.response.status === 400 && code === 'VALIDATION_ERROR')) {
-    t.note(`${type}: POST /orders/intent answered ${probe.response.status} ${String(code)} to the assumed template (UNKNOWNS O7): its locks are not judged`);
+    t.note(
+      `${type}: POST /orders/intent answered ${probe.response.status} ${String(code)} to the assumed template (UNKNOWNS O7): its locks are not judged`,
+    );
     return undefined;
   }
   return { user, created: await createOrder(t, user, request) };
@@ -176,7 +241,18 @@ async function activeOrderOf(t: CheckContext, type: OrderType): Promise<{ user: 
 export const activeOrdersLockTheirInput = defineCheck({
   name: 'an-active-order-locks-its-unspent-input-on-its-input-mint-only',
   service: 'orders',
-  rules: ['OA-BAL-001', 'OA-FMT-001', 'OA-BAL-017', 'OA-BAL-018', 'OA-BAL-019', 'OA-BAL-008', 'OA-BAL-009', 'OA-BAL-010', 'OA-BAL-011', 'OA-BAL-007'],
+  rules: [
+    'OA-BAL-001',
+    'OA-FMT-001',
+    'OA-BAL-017',
+    'OA-BAL-018',
+    'OA-BAL-019',
+    'OA-BAL-008',
+    'OA-BAL-009',
+    'OA-BAL-010',
+    'OA-BAL-011',
+    'OA-BAL-007',
+  ],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
@@ -190,21 +266,40 @@ export const activeOrdersLockTheirInput = defineCheck({
       const order = await currentOrder(t, user.sub, created);
       const entries = rows.flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown : []));
       for (const row of rows) {
-        t.expect('OA-FMT-001', BUCKETS.every((k) => typeof row[k] === 'string' && INT.test(row[k] as string)), {
-          documented: 'the four balance buckets are integer strings', received: row, exchange: ex,
-        });
+        t.expect(
+          'OA-FMT-001',
+          BUCKETS.every((k) => typeof row[k] === 'string' && INT.test(row[k] as string)),
+          {
+            documented: 'the four balance buckets are integer strings',
+            received: row,
+            exchange: ex,
+          },
+        );
       }
       for (const entry of entries) {
         t.expect('OA-FMT-001', isObject(entry) && typeof entry.amount === 'string' && INT.test(entry.amount), {
-          documented: 'a lockedBreakdown amount is an integer string', received: entry, exchange: ex,
+          documented: 'a lockedBreakdown amount is an integer string',
+          received: entry,
+          exchange: ex,
         });
-        t.expect('OA-BAL-017', typeof entry.orderId === 'string' && (ORDER_TYPES as readonly unknown[]).includes(entry.orderType) &&
-          typeof entry.status === 'string' && typeof entry.kind === 'string', {
-          documented: 'a lockedBreakdown entry {orderId: string, orderType: dca|stop_loss|take_profit|oco|slice, status: string, kind: string, amount}', received: entry, exchange: ex,
-        });
+        t.expect(
+          'OA-BAL-017',
+          typeof entry.orderId === 'string' &&
+            (ORDER_TYPES as readonly unknown[]).includes(entry.orderType) &&
+            typeof entry.status === 'string' &&
+            typeof entry.kind === 'string',
+          {
+            documented:
+              'a lockedBreakdown entry {orderId: string, orderType: dca|stop_loss|take_profit|oco|slice, status: string, kind: string, amount}',
+            received: entry,
+            exchange: ex,
+          },
+        );
         // The user is fresh: its one order is the only one an entry can name.
         t.expect('OA-BAL-018', entry.orderId === created.orderId && entry.orderType === type, {
-          documented: `every lockedBreakdown entry names the user's one order ${created.orderId} (${type})`, received: entry, exchange: ex,
+          documented: `every lockedBreakdown entry names the user's one order ${created.orderId} (${type})`,
+          received: entry,
+          exchange: ex,
         });
       }
       if (order.status !== 'active') {
@@ -212,22 +307,32 @@ export const activeOrdersLockTheirInput = defineCheck({
         continue;
       }
       judged++;
-      const lock = lockEntriesOf(rows.find((row) => row.mint === order.inputMint), created.orderId)[0];
+      const lock = lockEntriesOf(
+        rows.find((row) => row.mint === order.inputMint),
+        created.orderId,
+      )[0];
       t.expect('OA-BAL-019', lock === undefined || lock.kind === 'locked', {
-        documented: `the lockedBreakdown entry of the active ${type} order has kind "locked"`, received: lock, exchange: ex,
+        documented: `the lockedBreakdown entry of the active ${type} order has kind "locked"`,
+        received: lock,
+        exchange: ex,
       });
       expectUnspentInputLocked(t, ex, rows, order, created);
       const output = rows.find((row) => row.mint === order.outputMint);
       t.expect('OA-BAL-011', lockEntriesOf(output, created.orderId).length === 0, {
-        documented: `no lockedBreakdown entry of the order on the row of its output mint ${String(order.outputMint)}`, received: output, exchange: ex,
+        documented: `no lockedBreakdown entry of the order on the row of its output mint ${String(order.outputMint)}`,
+        received: output,
+        exchange: ex,
       });
       for (const row of rows) {
         const [total, locked, pending, available] = BUCKETS.map((k) => BigInt(row[k] as string)) as [bigint, bigint, bigint, bigint];
         const expected = total - locked - pending > 0n ? total - locked - pending : 0n;
         t.expect('OA-BAL-007', available === expected, {
-          documented: `with an active ${type} order, availableToWithdraw = max(${total} - ${locked} - ${pending}, 0) = ${expected}`, received: row, exchange: ex,
+          documented: `with an active ${type} order, availableToWithdraw = max(${total} - ${locked} - ${pending}, 0) = ${expected}`,
+          received: row,
+          exchange: ex,
         });
-        const sum = (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown : []).filter((e) => isObject(e) && e.kind === 'locked')
+        const sum = (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown : [])
+          .filter((e) => isObject(e) && e.kind === 'locked')
           .reduce((s: bigint, e) => s + BigInt(String((e as Row).amount)), 0n);
         if (sum !== locked) t.note(`OA-BAL-021: on ${String(row.mint)} the locked entries sum to ${sum}, lockedForFutureTxns is ${locked}`);
       }
@@ -288,7 +393,9 @@ export const hideZeroDropsAllZeroRows = defineCheck({
     const hiddenEx = await getBalance(t, user.sub, true);
     const kept = rowsOf(t, hiddenEx).filter((row) => BUCKETS.every((k) => row[k] === '0'));
     t.expect('OA-BAL-015', kept.length === 0, {
-      documented: `hideZero=true drops the rows whose buckets are all zero (hideZero=false listed ${zero.length})`, received: kept, exchange: hiddenEx,
+      documented: `hideZero=true drops the rows whose buckets are all zero (hideZero=false listed ${zero.length})`,
+      received: kept,
+      exchange: hiddenEx,
     });
   },
 });
@@ -300,7 +407,10 @@ export const hideZeroDropsAllZeroRows = defineCheck({
  */
 function stablecoin(symbol: 'USDC' | 'USDT'): { mint: string; strict: boolean } {
   const configured = process.env[`CONFORMANCE_${symbol}_MINT`];
-  return { mint: configured ?? (symbol === 'USDC' ? USDC_MINT : USDT_MINT), strict: configured !== undefined || runEnvironment() === 'production' };
+  return {
+    mint: configured ?? (symbol === 'USDC' ? USDC_MINT : USDT_MINT),
+    strict: configured !== undefined || runEnvironment() === 'production',
+  };
 }
 
 export const fundingRaisesTotalAndResolvesSymbols = defineCheck({
@@ -330,16 +440,36 @@ export const fundingRaisesTotalAndResolvesSymbols = defineCheck({
     const pickNative = (rows: Row[]) => rows.find((r) => r.programId === 'native');
     const cases = [
       { what: 'the native asset', pick: pickNative, amount: 7654321n, symbol: 'SOL', strict: true },
-      ...funded.map((c) => ({ what: c.mint, pick: (rows: Row[]) => rows.find((r) => r.mint === c.mint), amount: 1234567n, symbol: c.symbol, strict: c.strict })),
+      ...funded.map((c) => ({
+        what: c.mint,
+        pick: (rows: Row[]) => rows.find((r) => r.mint === c.mint),
+        amount: 1234567n,
+        symbol: c.symbol,
+        strict: c.strict,
+      })),
     ];
     for (const { what, pick, amount, symbol, strict } of cases) {
       const b = pick(before);
       const a = pick(after);
-      t.expect('OA-BAL-022', b !== undefined && a !== undefined && BigInt(a.totalBalance as string) - BigInt(b.totalBalance as string) === amount, {
-        documented: `funding the manager with ${amount} of ${what} raises that row's totalBalance by ${amount}`, received: { before: b, after: a }, exchange: ex,
-      });
-      if (strict) t.expect('OA-BAL-005', a.symbol === symbol, { documented: `symbol ${symbol} on the ${what} row`, received: a.symbol, exchange: ex });
-      else if (a.symbol !== symbol) t.note(`the row of ${what} (mainnet ${symbol}) has symbol ${JSON.stringify(a.symbol)}: not judged on a staging key (set CONFORMANCE_${symbol}_MINT to this deployment's ${symbol} mint)`);
+      t.expect(
+        'OA-BAL-022',
+        b !== undefined && a !== undefined && BigInt(a.totalBalance as string) - BigInt(b.totalBalance as string) === amount,
+        {
+          documented: `funding the manager with ${amount} of ${what} raises that row's totalBalance by ${amount}`,
+          received: { before: b, after: a },
+          exchange: ex,
+        },
+      );
+      if (strict)
+        t.expect('OA-BAL-005', a.symbol === symbol, {
+          documented: `symbol ${symbol} on the ${what} row`,
+          received: a.symbol,
+          exchange: ex,
+        });
+      else if (a.symbol !== symbol)
+        t.note(
+          `the row of ${what} (mainnet ${symbol}) has symbol ${JSON.stringify(a.symbol)}: not judged on a staging key (set CONFORMANCE_${symbol}_MINT to this deployment's ${symbol} mint)`,
+        );
     }
   },
 });
@@ -361,7 +491,11 @@ export const otherMintsHaveNoSymbol = defineCheck({
     }
     const ex = await getBalance(t, user.sub);
     const row = rowsOf(t, ex).find((r) => r.mint === mint);
-    t.expect('OA-BAL-006', row !== undefined && row.symbol === null, { documented: `a row for the funded mint ${mint} with symbol null`, received: row ?? '(no row)', exchange: ex });
+    t.expect('OA-BAL-006', row !== undefined && row.symbol === null, {
+      documented: `a row for the funded mint ${mint} with symbol null`,
+      received: row ?? '(no row)',
+      exchange: ex,
+    });
   },
 });
 
@@ -376,9 +510,7 @@ export const balanceRpcError = defineCheck({
     t.defer(() => t.control.setFaults({ rpc: 'up' }));
     await t.control.setFaults({ rpc: 'down' });
     const ex = await asUser(t, user.sub, { path: '/me/balance', retry: false });
-    t.expect('OA-BAL-023', ex.response.status === 500 && errorCode(ex) === 'RPC_ERROR', {
-      documented: '500 RPC_ERROR while the chain cannot be reached', received: { status: ex.response.status, code: errorCode(ex) ?? '(none)' }, exchange: ex,
-    });
+    expectError(t, 'OA-BAL-023', ex, { status: 500, codes: ['RPC_ERROR'], documented: '500 RPC_ERROR while the chain cannot be reached' });
     expectErrorEnvelope(t, ex);
   },
 });
@@ -407,11 +539,22 @@ export const tokenProgramPerMint = defineCheck({
     const rows = rowsOf(t, ex);
     // The document names no mint for the native asset: its row is the wrapped-SOL mint's, or the one whose symbol is SOL.
     const native = rows.find((r) => r.mint === NATIVE_MINT) ?? rows.find((r) => r.symbol === 'SOL');
-    const cases = [...mints.map(({ mint, programId }) => ({ what: `the ${programId} test mint ${mint}`, row: rows.find((r) => r.mint === mint), programId })),
-      { what: 'the native asset', row: native, programId: 'native' }];
+    const cases = [
+      ...mints.map(({ mint, programId }) => ({
+        what: `the ${programId} test mint ${mint}`,
+        row: rows.find((r) => r.mint === mint),
+        programId,
+      })),
+      { what: 'the native asset', row: native, programId: 'native' },
+    ];
     for (const { what, row, programId } of cases) {
       if (row === undefined) t.note(`no balance row for ${what}: its program is not judged`);
-      else t.expect('OA-FMT-007', row.programId === programId, { documented: `programId ${programId} on the row of ${what}`, received: row, exchange: ex });
+      else
+        t.expect('OA-FMT-007', row.programId === programId, {
+          documented: `programId ${programId} on the row of ${what}`,
+          received: row,
+          exchange: ex,
+        });
     }
   },
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { errorCode, is2xx } from '../harness/answers.ts';
 import { CheckContext, defineCheck } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { createdOrders, feesPaidBy, knownUsers, runFundings, type CreatedOrder, type KnownUser } from '../harness/ledger.ts';
@@ -6,8 +7,8 @@ import type { TargetEnv } from '../harness/types.ts';
 import { isObject } from '../shared/values.ts';
 import { NATIVE_MINT, TERMINAL_STATUSES, signedWithdrawal } from './orders.ts';
 import { SigningRefused } from './signing-gate.ts';
-import { errorCode, is2xx, walletOfSub } from './users.ts';
-import { builtTransaction } from './withdrawals.checks.ts';
+import { builtTransaction } from './steps/withdrawals.ts';
+import { walletOfSub } from './users.ts';
 
 /**
  * The end of a `full` run (DESIGN.md, Profiles: "Every order it creates is cleaned up (cancel + withdraw) even when a
@@ -89,7 +90,13 @@ export interface CleanupReport {
 const DONE = new Set(['NOT_CANCELLABLE', 'NOTHING_TO_WITHDRAW', 'ALREADY_WITHDRAWN']);
 const SLICE_LEFT = 'left running (slice orders cannot be cancelled)';
 
-const CLEANUP = defineCheck({ name: 'cleanup-of-the-orders-the-run-created', service: 'orders', rules: ['OA-ENV-001'], profile: 'full', run: async () => {} });
+const CLEANUP = defineCheck({
+  name: 'cleanup-of-the-orders-the-run-created',
+  service: 'orders',
+  rules: ['OA-ENV-001'],
+  profile: 'full',
+  run: async () => {},
+});
 
 /** A transaction signed through the gate, or why the gate refused it (printed decoded in the report, never signed). */
 function gated(sign: () => string): string | { refused: string } {
@@ -108,16 +115,36 @@ const amount = (value: unknown) => (typeof value === 'string' && /^[0-9]+$/.test
 const add = (map: Map<string, bigint>, key: string, value: bigint) => map.set(key, (map.get(key) ?? 0n) + value);
 const record = (map: Map<string, bigint>) => Object.fromEntries([...map].map(([k, v]) => [k, v.toString()]));
 
-export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly CreatedOrder[] = createdOrders(),
-  users: readonly KnownUser[] = knownUsers()): Promise<CleanupReport> {
+export async function cleanUpCreatedOrders(
+  env: TargetEnv,
+  orders: readonly CreatedOrder[] = createdOrders(),
+  users: readonly KnownUser[] = knownUsers(),
+): Promise<CleanupReport> {
   const t = new CheckContext(CLEANUP, env);
   const audit: BalanceAudit = { managers: [], unreadable: {}, wallets: [], discrepancies: [] };
-  const report: CleanupReport = { orders: 0, found: 0, cancelled: 0, abandoned: 0, withdrawn: 0, walletWithdrawals: 0, left: [], balances: audit };
-  const as = (u: KnownUser, method: string, path: string, json?: unknown) => t.orders.request({
-    method, path, json, validate: false,
-    // Retries of these POSTs are safe: each carries its own idempotency key (Handling rules 3).
-    headers: { 'X-Service-Key': u.apiKey, 'X-Service-User': u.sub, ...(method === 'POST' ? { 'X-Idempotency-Key': `conformance-cleanup-${randomUUID()}` } : {}) },
-  });
+  const report: CleanupReport = {
+    orders: 0,
+    found: 0,
+    cancelled: 0,
+    abandoned: 0,
+    withdrawn: 0,
+    walletWithdrawals: 0,
+    left: [],
+    balances: audit,
+  };
+  const as = (u: KnownUser, method: string, path: string, json?: unknown) =>
+    t.orders.request({
+      method,
+      path,
+      json,
+      validate: false,
+      // Retries of these POSTs are safe: each carries its own idempotency key (Handling rules 3).
+      headers: {
+        'X-Service-Key': u.apiKey,
+        'X-Service-User': u.sub,
+        ...(method === 'POST' ? { 'X-Idempotency-Key': `conformance-cleanup-${randomUUID()}` } : {}),
+      },
+    });
   const unreadable = (reason: string) => (audit.unreadable[reason] = (audit.unreadable[reason] ?? 0) + 1);
 
   // 1. Every user of the run and what it lists; the orders to clean up.
@@ -129,13 +156,25 @@ export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly Crea
     if (is2xx(ex) && Array.isArray(rows)) listed.set(userKey(u), new Map(rows.filter(isObject).map((row) => [String(row.id), row])));
   }
   const known = new Set(orders.map((o) => o.orderId));
-  const found = everyUser.flatMap((u) => [...(listed.get(userKey(u))?.values() ?? [])]
-    .filter((row) => !known.has(String(row.id)) && !(TERMINAL_STATUSES.includes(String(row.status)) && row.withdrawalStatus === 'completed'))
-    .map((row): CreatedOrder => ({ orderId: String(row.id), orderType: typeof row.orderType === 'string' ? row.orderType : undefined, apiKey: u.apiKey, sub: u.sub })));
+  const found = everyUser.flatMap((u) =>
+    [...(listed.get(userKey(u))?.values() ?? [])]
+      .filter(
+        (row) => !known.has(String(row.id)) && !(TERMINAL_STATUSES.includes(String(row.status)) && row.withdrawalStatus === 'completed'),
+      )
+      .map(
+        (row): CreatedOrder => ({
+          orderId: String(row.id),
+          orderType: typeof row.orderType === 'string' ? row.orderType : undefined,
+          apiKey: u.apiKey,
+          sub: u.sub,
+        }),
+      ),
+  );
   report.orders = orders.length + found.length;
   report.found = found.length;
   for (const o of [...orders, ...found]) {
-    const leave = (reason: string, status?: string) => report.left.push({ orderId: o.orderId, orderType: o.orderType, ...(status ? { status } : {}), reason });
+    const leave = (reason: string, status?: string) =>
+      report.left.push({ orderId: o.orderId, orderType: o.orderType, ...(status ? { status } : {}), reason });
     try {
       const row = listed.get(userKey(o))?.get(o.orderId);
       if (!row) {
@@ -176,7 +215,9 @@ export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly Crea
         continue;
       }
       const built = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
-      const signedTransaction = gated(() => signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) }));
+      const signedTransaction = gated(() =>
+        signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) }),
+      );
       if (typeof signedTransaction !== 'string') {
         leave(signedTransaction.refused, status);
         continue;
@@ -209,7 +250,12 @@ export async function cleanUpCreatedOrders(env: TargetEnv, orders: readonly Crea
 type UserRequest = (u: KnownUser, method: string, path: string, json?: unknown) => Promise<Exchange>;
 
 /** Step 2 and 3 for one user: its manager's totals after the withdraw-max, or why it could not be read. */
-async function withdrawMax(t: CheckContext, u: KnownUser, as: UserRequest, report: CleanupReport): Promise<{ walletAddress: string; totals: Map<string, bigint> } | string> {
+async function withdrawMax(
+  _t: CheckContext,
+  u: KnownUser,
+  as: UserRequest,
+  report: CleanupReport,
+): Promise<{ walletAddress: string; totals: Map<string, bigint> } | string> {
   const read = async () => {
     const ex = await as(u, 'GET', '/me/balance');
     const data = dataOf(ex);
@@ -231,7 +277,9 @@ async function withdrawMax(t: CheckContext, u: KnownUser, as: UserRequest, repor
       continue;
     }
     const built = builtTransaction(build, `POST /withdraw/transaction (${String(row.mint)})`);
-    const signedTransaction = gated(() => signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: before.walletAddress }));
+    const signedTransaction = gated(() =>
+      signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: before.walletAddress }),
+    );
     if (typeof signedTransaction !== 'string') {
       failures.push(`${String(row.mint)}: ${signedTransaction.refused}`);
       continue;
@@ -251,22 +299,36 @@ async function withdrawMax(t: CheckContext, u: KnownUser, as: UserRequest, repor
     add(totals, mint, amount(row.totalBalance));
     if (amount(row.availableToWithdraw) > 0n) add(withdrawable, mint, amount(row.availableToWithdraw));
     if (amount(row.lockedForFutureTxns) > 0n) add(locked, mint, amount(row.lockedForFutureTxns));
-    for (const entry of Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : []) lockedBy.add(`${String(entry.orderType)} ${String(entry.orderId)} (${String(entry.status)})`);
+    for (const entry of Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])
+      lockedBy.add(`${String(entry.orderType)} ${String(entry.orderId)} (${String(entry.status)})`);
   }
   if (withdrawable.size > 0 || locked.size > 0) {
-    report.balances.managers.push({ walletAddress: after.walletAddress, withdrawable: record(withdrawable), locked: record(locked), lockedBy: [...lockedBy] });
+    report.balances.managers.push({
+      walletAddress: after.walletAddress,
+      withdrawable: record(withdrawable),
+      locked: record(locked),
+      lockedBy: [...lockedBy],
+    });
   }
   if (withdrawable.size > 0) {
     const why = failures.length > 0 ? `: ${failures.join('; ')}` : ' after its withdraw-max';
-    report.balances.discrepancies.push(`manager ${after.walletAddress} still holds ${[...withdrawable].map(([mint, v]) => `${v} of ${mint}`).join(', ')} withdrawable${why}`);
+    report.balances.discrepancies.push(
+      `manager ${after.walletAddress} still holds ${[...withdrawable].map(([mint, v]) => `${v} of ${mint}`).join(', ')} withdrawable${why}`,
+    );
   }
   return { walletAddress: after.walletAddress, totals };
 }
 
 /** Step 4: each funded external wallet of the run's users, start against end per mint. */
-async function auditWallets(t: CheckContext, everyUser: readonly KnownUser[], managers: ReadonlyMap<string, { walletAddress: string; totals: Map<string, bigint> }>,
-  listed: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>, audit: BalanceAudit): Promise<BalanceAudit['wallets']> {
-  if (!t.control.has('funding')) return 'not observable: the target offers no funding capability (external wallets are visible on-chain only)';
+async function auditWallets(
+  t: CheckContext,
+  everyUser: readonly KnownUser[],
+  managers: ReadonlyMap<string, { walletAddress: string; totals: Map<string, bigint> }>,
+  listed: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>,
+  audit: BalanceAudit,
+): Promise<BalanceAudit['wallets']> {
+  if (!t.control.has('funding'))
+    return 'not observable: the target offers no funding capability (external wallets are visible on-chain only)';
   const mintOf = (mint: string) => (mint === 'native' ? NATIVE_MINT : mint);
   const fundings = runFundings();
   const byWallet = new Map<string, KnownUser[]>();
@@ -280,7 +342,8 @@ async function auditWallets(t: CheckContext, everyUser: readonly KnownUser[], ma
     if (!end) return 'not observable: the target does not offer the control read GET /wallets/{wallet}/balances';
     const ownManagers = owners.map((u) => managers.get(userKey(u)));
     if (ownManagers.some((m) => m === undefined)) {
-      audit.unreadable['a funded wallet whose manager could not be read (not judged)'] = (audit.unreadable['a funded wallet whose manager could not be read (not judged)'] ?? 0) + 1;
+      audit.unreadable['a funded wallet whose manager could not be read (not judged)'] =
+        (audit.unreadable['a funded wallet whose manager could not be read (not judged)'] ?? 0) + 1;
       continue;
     }
     const managerAddresses = new Set(ownManagers.map((m) => m!.walletAddress));
@@ -293,15 +356,23 @@ async function auditWallets(t: CheckContext, everyUser: readonly KnownUser[], ma
     }
     const inManagers = new Map<string, bigint>();
     for (const m of ownManagers) for (const [mint, total] of m!.totals) add(inManagers, mint, total);
-    const swapped = new Set(owners.flatMap((u) => [...(listed.get(userKey(u))?.values() ?? [])])
-      .filter((row) => amount(row.amountSpent) > 0n || amount(row.amountReceived) > 0n)
-      .flatMap((row) => [String(row.inputMint), String(row.outputMint)]));
+    const swapped = new Set(
+      owners
+        .flatMap((u) => [...(listed.get(userKey(u))?.values() ?? [])])
+        .filter((row) => amount(row.amountSpent) > 0n || amount(row.amountReceived) > 0n)
+        .flatMap((row) => [String(row.inputMint), String(row.outputMint)]),
+    );
     const fees = owners.reduce((sum, u) => sum + feesPaidBy(u), 0n);
     const mints = [...new Set([...funded.keys(), ...end.keys(), ...inManagers.keys()])].sort();
     const rows = mints.map((mint): WalletMintAudit => {
       const row: WalletMintAudit = {
-        mint, start: String(start.get(mint) ?? 0n), funded: String(funded.get(mint) ?? 0n), fees: String(mint === NATIVE_MINT ? fees : 0n),
-        end: String(end.get(mint) ?? 0n), inManagers: String(inManagers.get(mint) ?? 0n), swapped: swapped.has(mint),
+        mint,
+        start: String(start.get(mint) ?? 0n),
+        funded: String(funded.get(mint) ?? 0n),
+        fees: String(mint === NATIVE_MINT ? fees : 0n),
+        end: String(end.get(mint) ?? 0n),
+        inManagers: String(inManagers.get(mint) ?? 0n),
+        swapped: swapped.has(mint),
       };
       const expected = (start.get(mint) ?? 0n) + (funded.get(mint) ?? 0n);
       const held = (end.get(mint) ?? 0n) + (inManagers.get(mint) ?? 0n);
@@ -320,16 +391,23 @@ async function auditWallets(t: CheckContext, everyUser: readonly KnownUser[], ma
 /** The summary for the console: one line, then what was left and any balance discrepancy, loudly. */
 export function describeCleanup(report: CleanupReport): string {
   const b = report.balances;
-  const judgedWallets = Array.isArray(b?.wallets) ? `${b.wallets.length} funded wallet(s) compared with what they started with` : `funded wallets ${b?.wallets ?? 'not audited'}`;
-  const balances = !b ? '' : b.discrepancies.length > 0
-    ? `; BALANCE DISCREPANCY (${b.discrepancies.length}, see cleanup.json; verdicts unchanged)`
-    : `; balances add up (managers hold nothing withdrawable${b.managers.length > 0 ? `, ${b.managers.length} hold what orders left running lock` : ''}, ${judgedWallets})`;
-  const lines = [`cleanup: ${report.orders} order(s) (${report.found ?? 0} found by listing), ${report.cancelled} cancelled, ${report.abandoned ?? 0} pending withdrawal(s) abandoned, ` +
-    `${report.withdrawn} withdrawn, ${report.walletWithdrawals ?? 0} wallet-level withdraw-max, ${report.left.length} left as they were${balances}`];
+  const judgedWallets = Array.isArray(b?.wallets)
+    ? `${b.wallets.length} funded wallet(s) compared with what they started with`
+    : `funded wallets ${b?.wallets ?? 'not audited'}`;
+  const balances = !b
+    ? ''
+    : b.discrepancies.length > 0
+      ? `; BALANCE DISCREPANCY (${b.discrepancies.length}, see cleanup.json; verdicts unchanged)`
+      : `; balances add up (managers hold nothing withdrawable${b.managers.length > 0 ? `, ${b.managers.length} hold what orders left running lock` : ''}, ${judgedWallets})`;
+  const lines = [
+    `cleanup: ${report.orders} order(s) (${report.found ?? 0} found by listing), ${report.cancelled} cancelled, ${report.abandoned ?? 0} pending withdrawal(s) abandoned, ` +
+      `${report.withdrawn} withdrawn, ${report.walletWithdrawals ?? 0} wallet-level withdraw-max, ${report.left.length} left as they were${balances}`,
+  ];
   const reasons = new Map<string, number>();
   for (const { reason } of report.left) reasons.set(reason.replace(/conformance-[\w-]+/g, '<sub>'), (reasons.get(reason) ?? 0) + 1);
   for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
-  for (const [reason, n] of Object.entries(b?.unreadable ?? {})) lines.push(`  ${n} × user not cleaned: ${reason.replace(/conformance-[\w-]+/g, '<sub>')}`);
+  for (const [reason, n] of Object.entries(b?.unreadable ?? {}))
+    lines.push(`  ${n} × user not cleaned: ${reason.replace(/conformance-[\w-]+/g, '<sub>')}`);
   for (const d of b?.discrepancies ?? []) lines.push(`  !! ${d.replace(/conformance-[\w-]+/g, '<sub>')}`);
   return lines.join('\n');
 }

@@ -1,20 +1,33 @@
 import { validateResponse } from '../../generators/index.ts';
+import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject, randomToken } from '../shared/values.ts';
-import { act, failedDca, readOrder } from './actions.checks.ts';
 import { ERROR_STATUSES } from './error-table.ts';
-import { dcaRequest, failureOf, type Funded, INT, intentUser, pendingIntent, postConfirm, postIntent, signedDeposit, signedWithdrawal, skipIfTemplateRejected } from './orders.ts';
-import { asUser, dataOf, errorCode, is2xx } from './users.ts';
-import { bucket, builtTransaction, usdcRow, walletWithdraw, withdrawUser } from './withdrawals.checks.ts';
+import {
+  dcaRequest,
+  type Funded,
+  INT,
+  intentUser,
+  postConfirm,
+  postIntent,
+  signedDeposit,
+  signedWithdrawal,
+  skipIfTemplateRejected,
+} from './orders.ts';
+import { act, failedDca, readOrder } from './steps/actions.ts';
+import { bucket, usdcRow } from './steps/balance.ts';
+import { userWithIntent } from './steps/create.ts';
+import { builtTransaction, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
+import { asUser } from './users.ts';
 
 /**
  * The concurrency facts: the same request sent a few times at once (Promise.all of a handful, within the run's
  * concurrency cap) has one effect; the other answers are errors the document gives, or for a keyed intent the replay;
  * funds are counted and locked once (GET /me/balance after the race).
  * A server that checks, then writes, with a pause between the two lets more than one through. Cancels and order-level
- * withdrawal confirms race in actions.checks.ts and withdrawals.checks.ts.
+ * withdrawal confirms race in actions.checks.ts, wallet-withdrawals.checks.ts and order-withdrawals.checks.ts.
  */
 
 /** How many copies of one request a race sends at once. */
@@ -29,39 +42,68 @@ async function rowsOf(t: CheckContext, user: Funded, path: string): Promise<unkn
   const data = (ex.response.body as { data?: unknown } | undefined)?.data;
   return is2xx(ex) && Array.isArray(data) ? data : undefined;
 }
-const orderIds = async (t: CheckContext, user: Funded) => (await rowsOf(t, user, '/me/orders'))?.map((row) => String((row as { id?: unknown }).id));
+const orderIds = async (t: CheckContext, user: Funded) =>
+  (await rowsOf(t, user, '/me/orders'))?.map((row) => String((row as { id?: unknown }).id));
 const pendingRows = async (t: CheckContext, user: Funded) => (await rowsOf(t, user, '/orders/pending'))?.length;
 
 /** Whether a confirm's failure carries a code the spec documents for POST /orders/confirm, with the Errors table's status. */
 function documentedConfirmError(ex: Exchange): boolean {
   const code = errorCode(ex);
   const shape = validateResponse('orders', 'postOrdersConfirm', ex.response.status, ex.response.mediaType, ex.response.body);
-  return typeof code === 'string' && shape.documentedStatus && shape.documentedMediaType && shape.errors.length === 0 &&
-    (ERROR_STATUSES[code] ?? []).includes(ex.response.status);
+  return (
+    typeof code === 'string' &&
+    shape.documentedStatus &&
+    shape.documentedMediaType &&
+    shape.errors.length === 0 &&
+    (ERROR_STATUSES[code] ?? []).includes(ex.response.status)
+  );
 }
 
 /** The row of `mint` of the user's GET /me/balance (undefined without one). */
 async function balanceRow(t: CheckContext, user: Funded, mint: unknown): Promise<{ ex: Exchange; row?: Record<string, unknown> }> {
   const ex = await asUser(t, user.sub, { path: '/me/balance' });
   const rows = dataOf(ex)?.balances;
-  return { ex, row: Array.isArray(rows) ? rows.find((r) => isObject(r) && r.mint === mint) as Record<string, unknown> | undefined : undefined };
+  return {
+    ex,
+    row: Array.isArray(rows) ? (rows.find((r) => isObject(r) && r.mint === mint) as Record<string, unknown> | undefined) : undefined,
+  };
 }
-const totalOf = (row?: Record<string, unknown>) => BigInt(typeof row?.totalBalance === 'string' && INT.test(row.totalBalance) ? row.totalBalance : '0');
+const totalOf = (row?: Record<string, unknown>) =>
+  BigInt(typeof row?.totalBalance === 'string' && INT.test(row.totalBalance) ? row.totalBalance : '0');
 
 /**
  * After a race that confirmed `order` (whose intent deposited `inputAmount`): the input mint's row counts the deposit
  * once (totalBalance up by inputAmount from `before`) and holds one lock, the order's totalAmount - amountSpent.
  */
-async function expectDepositedAndLockedOnce(t: CheckContext, rule: string, user: Funded, order: Record<string, unknown>, inputAmount: string, before: bigint): Promise<void> {
+async function expectDepositedAndLockedOnce(
+  t: CheckContext,
+  rule: string,
+  user: Funded,
+  order: Record<string, unknown>,
+  inputAmount: string,
+  before: bigint,
+): Promise<void> {
   const { ex, row } = await balanceRow(t, user, order.inputMint);
   const entries = (Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown : []).filter(isObject);
-  const unspent = typeof order.totalAmount === 'string' && typeof order.amountSpent === 'string' ? BigInt(order.totalAmount) - BigInt(order.amountSpent) : undefined;
-  t.expect(rule, row !== undefined && totalOf(row) - before === BigInt(inputAmount) && entries.length === 1 && entries[0]!.orderId === order.id &&
-    (unspent === undefined || row.lockedForFutureTxns === unspent.toString()), {
-    documented: `after the race, the ${String(order.inputMint)} row counts the deposit once (totalBalance ${before} + ${inputAmount}) and holds one lock, of order ${String(order.id)}` +
-      (unspent === undefined ? '' : ` (lockedForFutureTxns ${unspent} = totalAmount - amountSpent)`),
-    received: row ?? '(no row for the input mint)', exchange: ex,
-  });
+  const unspent =
+    typeof order.totalAmount === 'string' && typeof order.amountSpent === 'string'
+      ? BigInt(order.totalAmount) - BigInt(order.amountSpent)
+      : undefined;
+  t.expect(
+    rule,
+    row !== undefined &&
+      totalOf(row) - before === BigInt(inputAmount) &&
+      entries.length === 1 &&
+      entries[0]!.orderId === order.id &&
+      (unspent === undefined || row.lockedForFutureTxns === unspent.toString()),
+    {
+      documented:
+        `after the race, the ${String(order.inputMint)} row counts the deposit once (totalBalance ${before} + ${inputAmount}) and holds one lock, of order ${String(order.id)}` +
+        (unspent === undefined ? '' : ` (lockedForFutureTxns ${unspent} = totalAmount - amountSpent)`),
+      received: row ?? '(no row for the input mint)',
+      exchange: ex,
+    },
+  );
 }
 
 export const confirmsAtOnceMakeOneOrder = defineCheck({
@@ -71,8 +113,7 @@ export const confirmsAtOnceMakeOneOrder = defineCheck({
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
-    const user = await intentUser(t, true);
-    const intent = await pendingIntent(t, user);
+    const { user, intent } = await userWithIntent(t);
     const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
     const before = await orderIds(t, user);
     const deposited = totalOf((await balanceRow(t, user, intent.data.inputMint)).row);
@@ -81,7 +122,8 @@ export const confirmsAtOnceMakeOneOrder = defineCheck({
     const losers = answers.filter((ex) => !is2xx(ex));
     t.expect('OA-CONF-023', winners.length === 1 && losers.every(documentedConfirmError), {
       documented: `of ${RACE_WIDTH} confirms of one valid pending order sent at once, exactly one answers 2xx and each other one an error code documented for POST /orders/confirm, with the Errors table's status`,
-      received: answers.map(failureOf), exchange: winners[1] ?? losers.find((ex) => !documentedConfirmError(ex)) ?? answers[0],
+      received: answers.map(failureOf),
+      exchange: winners[1] ?? losers.find((ex) => !documentedConfirmError(ex)) ?? answers[0],
     });
     for (const ex of losers) t.note(`a confirm of the race answered ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
     const order = dataOf(winners[0]!)?.order as Record<string, unknown> | undefined;
@@ -89,7 +131,9 @@ export const confirmsAtOnceMakeOneOrder = defineCheck({
     if (before !== undefined && after !== undefined) {
       const created = after.filter((id) => !before.includes(id));
       t.expect('OA-CONF-023', created.length === 1 && created[0] === order?.id, {
-        documented: `the race created one order, the one the 2xx answer returned (${String(order?.id)}; GET /me/orders)`, received: { created }, exchange: winners[0],
+        documented: `the race created one order, the one the 2xx answer returned (${String(order?.id)}; GET /me/orders)`,
+        received: { created },
+        exchange: winners[0],
       });
     }
     if (isObject(order)) await expectDepositedAndLockedOnce(t, 'OA-CONF-023', user, order, String(intent.data.inputAmount), deposited);
@@ -113,20 +157,27 @@ export const sameKeyAtOnceMakesOnePendingOrder = defineCheck({
     const others = answers.filter((ex) => !is2xx(ex));
     t.expect('OA-IDEM-014', ids.size === 1 && others.every((ex) => ex.response.status === 409 || ex.response.status >= 500), {
       documented: `the same key and body sent ${RACE_WIDTH} times at once: every 2xx carries one pendingOrderId (the replay), any other answer is a 409 or a retryable 5xx`,
-      received: answers.map((ex) => ({ status: ex.response.status, code: errorCode(ex), pendingOrderId: dataOf(ex)?.pendingOrderId })), exchange: answers[1],
+      received: answers.map((ex) => ({ status: ex.response.status, code: errorCode(ex), pendingOrderId: dataOf(ex)?.pendingOrderId })),
+      exchange: answers[1],
     });
     const after = await pendingRows(t, user);
     if (before !== undefined && after !== undefined) {
       t.expect('OA-IDEM-014', after - before === 1, {
-        documented: `the same key and body sent ${RACE_WIDTH} times at once create one pending order (GET /orders/pending)`, received: { before, after }, exchange: answers[0],
+        documented: `the same key and body sent ${RACE_WIDTH} times at once create one pending order (GET /orders/pending)`,
+        received: { before, after },
+        exchange: answers[0],
       });
     }
     // The one pending order confirmed: its deposit lands once and locks once.
     const data = dataOf(answers.find(is2xx)!)!;
     const deposited = totalOf((await balanceRow(t, user, data.inputMint)).row);
-    const confirm = await postConfirm(t, user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signedDeposit({ data, ex: answers.find(is2xx) }, user) });
+    const confirm = await postConfirm(t, user.sub, {
+      pendingOrderId: data.pendingOrderId,
+      signedTransaction: signedDeposit({ data, ex: answers.find(is2xx) }, user),
+    });
     const order = dataOf(confirm)?.order;
-    if (!is2xx(confirm) || !isObject(order)) throw new SetupFailed(`the confirm of the raced intent's pending order answered ${confirm.response.status}`, confirm);
+    if (!is2xx(confirm) || !isObject(order))
+      throw new SetupFailed(`the confirm of the raced intent's pending order answered ${confirm.response.status}`, confirm);
     await expectDepositedAndLockedOnce(t, 'OA-IDEM-014', user, order, String(data.inputAmount), deposited);
   },
 });
@@ -141,12 +192,21 @@ export const retriesAtOnceHaveOneEffect = defineCheck({
     const { user, created } = await failedDca(t);
     const answers = await race(() => act(t, user, created.orderId, 'retry'));
     const others = answers.filter((ex) => !is2xx(ex));
-    t.expect('OA-RETRY-009', answers.length - others.length === 1 && others.every((ex) => ex.response.status === 400 && ['ORDER_NOT_FAILED', 'INVALID_STATE'].includes(String(errorCode(ex)))), {
-      documented: `of ${RACE_WIDTH} retries of one failed DCA order sent at once, exactly one answers 2xx and the others 400 ORDER_NOT_FAILED or INVALID_STATE`,
-      received: answers.map(failureOf), exchange: others[0] ?? answers[1],
-    });
+    t.expect(
+      'OA-RETRY-009',
+      answers.length - others.length === 1 &&
+        others.every((ex) => ex.response.status === 400 && ['ORDER_NOT_FAILED', 'INVALID_STATE'].includes(String(errorCode(ex)))),
+      {
+        documented: `of ${RACE_WIDTH} retries of one failed DCA order sent at once, exactly one answers 2xx and the others 400 ORDER_NOT_FAILED or INVALID_STATE`,
+        received: answers.map(failureOf),
+        exchange: others[0] ?? answers[1],
+      },
+    );
     const order = await readOrder(t, user, created);
-    t.expect('OA-RETRY-009', order.status === 'active', { documented: 'the order reads back as active after the race', received: order.status });
+    t.expect('OA-RETRY-009', order.status === 'active', {
+      documented: 'the order reads back as active after the race',
+      received: order.status,
+    });
   },
 });
 
@@ -167,11 +227,13 @@ export const walletConfirmsAtOnceMoveFundsOnce = defineCheck({
     const others = answers.filter((ex) => !is2xx(ex));
     t.expect('OA-WDW-014', winners.length <= 1 && others.every((ex) => ex.response.status >= 400 && ex.response.status < 500), {
       documented: `of ${RACE_WIDTH} confirms of one signed withdrawal sent at once, at most one answers 2xx and the others a 4xx or 409`,
-      received: answers.map(failureOf), exchange: winners[1] ?? others[0],
+      received: answers.map(failureOf),
+      exchange: winners[1] ?? others[0],
     });
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
     t.expect('OA-WDW-014', before - after === (winners.length === 1 ? amount : 0n) && after >= 0n, {
-      documented: `USDC totalBalance drops by ${amount} once (${winners.length} confirm answered 2xx)`, received: { before: before.toString(), after: after.toString() },
+      documented: `USDC totalBalance drops by ${amount} once (${winners.length} confirm answered 2xx)`,
+      received: { before: before.toString(), after: after.toString() },
     });
   },
 });

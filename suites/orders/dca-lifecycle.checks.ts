@@ -1,96 +1,96 @@
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import type { Exchange } from '../harness/exchange.ts';
-import { SetupFailed } from '../harness/failure.ts';
-import type { Faults } from '../harness/control.ts';
-import { isObject } from '../shared/values.ts';
-import { expectFeeSnapshotWhole, expectOrderInvariants, USER_ORDER_RULES } from './order-invariants.ts';
-import { createOrder, DCA_FREQUENCY, dcaRequest, intentUser, usdt, type Funded } from './orders.ts';
-import { asUser, dataOf, is2xx } from './users.ts';
+import { INT, intentUser, createOrder, DCA_FREQUENCY, usdt } from './orders.ts';
+import { advancePast, dcaOrder, managerBalance, readDca, readExecutions, readPath, type Row, withFaults } from './steps/dca.ts';
 
 /**
- * DCA orders after creation ("After activation a DCA order runs its cycles on its own"; Order: cyclesCompleted,
+ * DCA orders after creation (area DCA; "After activation a DCA order runs its cycles on its own"; Order: cyclesCompleted,
  * totalCycles, amountSpent, amountReceived, nextExecutionAt, lastExecutionAt, lastExecutionTxHash; Execution:
  * `dca_cycle`, one row per cycle), on the target's virtual clock. The document gives no time for the first cycle: the
  * checks schedule by the order's own nextExecutionAt (one cycleFrequencySeconds when it is null) and judge counters
  * against the cycles whose time the clock passed. Every order read is also held to the passive order invariants.
  */
 
-export type Row = Record<string, unknown>;
-/** A user, and the headers its requests carry beyond the run's (another tenant's X-Service-Key). */
-export type Actor = Funded & { headers?: Record<string, string> };
+export const dcaCounters = defineCheck({
+  name: 'confirmed-dca-order-carries-integer-string-amounts-and-an-integer-frequency',
+  service: 'orders',
+  rules: ['OA-DCA-001'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { order, confirm } = await createOrder(t, await intentUser(t, true));
+    t.expect(
+      'OA-DCA-001',
+      typeof order.totalAmount === 'string' &&
+        INT.test(order.totalAmount) &&
+        typeof order.amountPerCycle === 'string' &&
+        INT.test(order.amountPerCycle) &&
+        Number.isInteger(order.cycleFrequencySeconds) &&
+        (order.cycleFrequencySeconds as number) >= 60,
+      {
+        documented: 'totalAmount and amountPerCycle integer strings, cycleFrequencySeconds an integer >= 60',
+        received: {
+          totalAmount: order.totalAmount,
+          amountPerCycle: order.amountPerCycle,
+          cycleFrequencySeconds: order.cycleFrequencySeconds,
+        },
+        exchange: confirm,
+      },
+    );
+  },
+});
 
-/** GET of one order-scoped path as `user`; anything but 2xx with an object or array `data` is a broken precondition. */
-async function read(t: CheckContext, user: Actor, path: string): Promise<{ ex: Exchange; data: unknown }> {
-  const ex = await asUser(t, user.sub, { path, headers: user.headers });
-  const data = (ex.response.body as { data?: unknown } | undefined)?.data;
-  if (!is2xx(ex) || !(isObject(data) || Array.isArray(data))) throw new SetupFailed(`GET ${path} answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
-  return { ex, data };
-}
-
-/** GET /dca/{id}, held to the passive order invariants. */
-export async function readDca(t: CheckContext, user: Actor, orderId: string): Promise<{ ex: Exchange; order: Row }> {
-  const { ex, data } = await read(t, user, `/dca/${orderId}`);
-  expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
-  return { ex, order: data };
-}
-
-/** GET /orders/{id}/executions; every row's fee snapshot is whole (OA-EXEC-017). */
-export async function readExecutions(t: CheckContext, user: Actor, orderId: string): Promise<{ ex: Exchange; rows: Row[] }> {
-  const { ex, data } = await read(t, user, `/orders/${orderId}/executions`);
-  const rows = (Array.isArray(data) ? data : []).filter(isObject);
-  for (const row of rows) expectFeeSnapshotWhole(t, row, ex);
-  return { ex, rows };
-}
-
-/** The manager's totalBalance of `mint` (GET /me/balance), 0 without a row. */
-export async function managerBalance(t: CheckContext, user: Actor, mint: unknown): Promise<bigint> {
-  const { data } = await read(t, user, '/me/balance');
-  const rows = isObject(data) && Array.isArray(data.balances) ? data.balances.filter(isObject) : [];
-  const row = rows.find((r) => r.mint === mint);
-  return BigInt(typeof row?.totalBalance === 'string' ? row.totalBalance : '0');
-}
-
-/** Advances the clock to just past `atIso` (or by `fallbackSeconds` when there is no time to aim at). */
-export async function advancePast(t: CheckContext, atIso: unknown, fallbackSeconds: number): Promise<void> {
-  const now = Date.parse(await t.control.clock());
-  const target = typeof atIso === 'string' && !Number.isNaN(Date.parse(atIso)) ? Date.parse(atIso) : now + fallbackSeconds * 1000;
-  await t.control.advanceClock(Math.max(1, Math.ceil((target - now) / 1000) + 1));
-}
-
-/** Runs `body` with `faults` set, restoring `restore` afterwards whatever happens. */
-export async function withFaults<T>(t: CheckContext, faults: Faults, restore: Faults, body: () => Promise<T>): Promise<T> {
-  await t.control.setFaults(faults);
-  try {
-    return await body();
-  } finally {
-    await t.control.setFaults(restore);
-  }
-}
-
-/** A funded user with one confirmed DCA order (the assumed template, 3 cycles of 12 USDC hourly, with `over`: dcaRequest). */
-export async function dcaOrder(t: CheckContext, over: Parameters<typeof dcaRequest>[0] = {}): Promise<{ user: Funded; orderId: string; order: Row }> {
-  const user = await intentUser(t, true);
-  const created = await createOrder(t, user, dcaRequest(over));
-  return { user, orderId: created.orderId, order: created.order };
-}
-
-const sum = (rows: Row[], field: string) => rows.reduce((total, r) => total + BigInt(typeof r[field] === 'string' ? r[field] as string : '0'), 0n);
+const sum = (rows: Row[], field: string) =>
+  rows.reduce((total, r) => total + BigInt(typeof r[field] === 'string' ? (r[field] as string) : '0'), 0n);
 const success = (rows: Row[]) => rows.filter((r) => r.status === 'success');
 const newest = (rows: Row[]) => [...rows].sort((a, b) => Date.parse(String(b.executedAt)) - Date.parse(String(a.executedAt)))[0];
 
 export const dcaBeforeItsFirstCycle = defineCheck({
   name: 'dca-order-before-its-first-cycle-has-no-last-execution',
   service: 'orders',
-  rules: ['OA-DCA-007', 'OA-DCA-008', ...USER_ORDER_RULES],
+  rules: [
+    'OA-DCA-007',
+    'OA-DCA-008',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await dcaOrder(t);
     const { ex, order } = await readDca(t, user, orderId);
     t.note(`OA-DCA-008: before the first cycle nextExecutionAt is ${String(order.nextExecutionAt)}`);
-    if (order.cyclesCompleted !== 0) t.skip(`the order already ran ${String(order.cyclesCompleted)} cycle(s) when first read: nothing to judge before the first cycle`);
-    t.expect('OA-DCA-007', order.lastExecutionAt === null, { documented: 'lastExecutionAt null before the first cycle (cyclesCompleted 0)', received: { cyclesCompleted: order.cyclesCompleted, lastExecutionAt: order.lastExecutionAt }, exchange: ex });
+    if (order.cyclesCompleted !== 0)
+      t.skip(`the order already ran ${String(order.cyclesCompleted)} cycle(s) when first read: nothing to judge before the first cycle`);
+    t.expect('OA-DCA-007', order.lastExecutionAt === null, {
+      documented: 'lastExecutionAt null before the first cycle (cyclesCompleted 0)',
+      received: { cyclesCompleted: order.cyclesCompleted, lastExecutionAt: order.lastExecutionAt },
+      exchange: ex,
+    });
   },
 });
 
@@ -103,20 +103,80 @@ async function futureStartAt(t: CheckContext): Promise<string> {
 export const dcaWithFutureStartIsPending = defineCheck({
   name: 'dca-order-with-a-future-start-at-is-pending',
   service: 'orders',
-  rules: ['OA-DCA-005', ...USER_ORDER_RULES],
+  rules: [
+    'OA-DCA-005',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await dcaOrder(t, { startAt: await futureStartAt(t) });
     const { ex, order } = await readDca(t, user, orderId);
-    t.expect('OA-DCA-005', order.status === 'pending', { documented: 'a DCA order waiting for a future startAt is pending', received: { status: order.status, startAt: order.startAt }, exchange: ex });
+    t.expect('OA-DCA-005', order.status === 'pending', {
+      documented: 'a DCA order waiting for a future startAt is pending',
+      received: { status: order.status, startAt: order.startAt },
+      exchange: ex,
+    });
   },
 });
 
 export const pendingDcaStartsAtStartAt = defineCheck({
   name: 'pending-dca-order-leaves-pending-once-start-at-passed',
   service: 'orders',
-  rules: ['OA-DCA-006', ...USER_ORDER_RULES],
+  rules: [
+    'OA-DCA-006',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
@@ -124,15 +184,57 @@ export const pendingDcaStartsAtStartAt = defineCheck({
     const { user, orderId } = await dcaOrder(t, { startAt });
     await advancePast(t, startAt, 600);
     const { ex, order } = await readDca(t, user, orderId);
-    t.expect('OA-DCA-006', order.status !== 'pending', { documented: `no longer pending once startAt ${startAt} has passed`, received: { status: order.status, startAt: order.startAt }, exchange: ex });
+    t.expect('OA-DCA-006', order.status !== 'pending', {
+      documented: `no longer pending once startAt ${startAt} has passed`,
+      received: { status: order.status, startAt: order.startAt },
+      exchange: ex,
+    });
   },
 });
 
 export const dcaRunsItsCycles = defineCheck({
   name: 'dca-order-runs-one-cycle-per-scheduled-time-and-completes',
   service: 'orders',
-  rules: ['OA-DCA-003', 'OA-DCA-021', 'OA-DCA-004', 'OA-DCA-008', 'OA-EXEC-009', 'OA-EXEC-003', 'OA-EXEC-016', 'OA-EXEC-017', 'OA-EXEC-021', 'OA-EXEC-022',
-    'OA-EXEC-023', 'OA-STATE-013', ...USER_ORDER_RULES],
+  rules: [
+    'OA-DCA-003',
+    'OA-DCA-021',
+    'OA-DCA-004',
+    'OA-DCA-008',
+    'OA-EXEC-009',
+    'OA-EXEC-003',
+    'OA-EXEC-016',
+    'OA-EXEC-017',
+    'OA-EXEC-021',
+    'OA-EXEC-022',
+    'OA-EXEC-023',
+    'OA-STATE-013',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
@@ -148,13 +250,18 @@ export const dcaRunsItsCycles = defineCheck({
 
     await advancePast(t, start.nextExecutionAt, frequency);
     const one = await readDca(t, user, orderId);
-    if (one.order.status === 'failed') t.skip(`the cycle failed on this target (${String(one.order.failureReason)}): cycles cannot be counted`);
+    if (one.order.status === 'failed')
+      t.skip(`the cycle failed on this target (${String(one.order.failureReason)}): cycles cannot be counted`);
     t.expect('OA-DCA-003', one.order.cyclesCompleted === before + 1, {
-      documented: `after the clock passed the next cycle time ${String(start.nextExecutionAt)}, cyclesCompleted ${before} + 1`, received: { cyclesCompleted: one.order.cyclesCompleted, status: one.order.status }, exchange: one.ex,
+      documented: `after the clock passed the next cycle time ${String(start.nextExecutionAt)}, cyclesCompleted ${before} + 1`,
+      received: { cyclesCompleted: one.order.cyclesCompleted, status: one.order.status },
+      exchange: one.ex,
     });
     const first = await readExecutions(t, user, orderId);
     t.expect('OA-EXEC-009', success(first.rows).filter((r) => r.executionType === 'dca_cycle').length === before + 1, {
-      documented: `one dca_cycle row per cycle: ${before + 1}`, received: first.rows, exchange: first.ex,
+      documented: `one dca_cycle row per cycle: ${before + 1}`,
+      received: first.rows,
+      exchange: first.ex,
     });
 
     // The remaining cycles at once: the clock jumps over every one of their times.
@@ -162,34 +269,61 @@ export const dcaRunsItsCycles = defineCheck({
     const end = await readDca(t, user, orderId);
     if (end.order.status === 'failed') t.skip(`a later cycle failed on this target (${String(end.order.failureReason)})`);
     const counters = (o: Row) => ({ cyclesCompleted: o.cyclesCompleted, amountSpent: o.amountSpent, amountReceived: o.amountReceived });
-    const grew = (field: 'cyclesCompleted' | 'amountSpent' | 'amountReceived') => BigInt(String(end.order[field] ?? 0)) >= BigInt(String(one.order[field] ?? 0));
+    const grew = (field: 'cyclesCompleted' | 'amountSpent' | 'amountReceived') =>
+      BigInt(String(end.order[field] ?? 0)) >= BigInt(String(one.order[field] ?? 0));
     t.expect('OA-STATE-013', grew('cyclesCompleted') && grew('amountSpent') && grew('amountReceived'), {
       documented: 'cyclesCompleted, amountSpent and amountReceived never go down from one read to the next',
-      received: { after: counters(one.order), now: counters(end.order) }, exchange: end.ex,
+      received: { after: counters(one.order), now: counters(end.order) },
+      exchange: end.ex,
     });
     t.expect('OA-DCA-021', end.order.cyclesCompleted === total, {
-      documented: `every cycle whose time the clock passed has run: cyclesCompleted ${total}`, received: { cyclesCompleted: end.order.cyclesCompleted, nextExecutionAt: end.order.nextExecutionAt }, exchange: end.ex,
+      documented: `every cycle whose time the clock passed has run: cyclesCompleted ${total}`,
+      received: { cyclesCompleted: end.order.cyclesCompleted, nextExecutionAt: end.order.nextExecutionAt },
+      exchange: end.ex,
     });
-    t.expect('OA-DCA-004', end.order.status === 'completed', { documented: `completed once cyclesCompleted reached totalCycles ${total}`, received: { status: end.order.status, cyclesCompleted: end.order.cyclesCompleted }, exchange: end.ex });
+    t.expect('OA-DCA-004', end.order.status === 'completed', {
+      documented: `completed once cyclesCompleted reached totalCycles ${total}`,
+      received: { status: end.order.status, cyclesCompleted: end.order.cyclesCompleted },
+      exchange: end.ex,
+    });
 
     t.note(`OA-DCA-008: once ${String(end.order.status)} lastExecutionAt is ${String(end.order.lastExecutionAt)}`);
     const { ex, rows } = await readExecutions(t, user, orderId);
     const done = success(rows);
-    t.note(`OA-EXEC-016: price / priceDecimals of the rows (not cross-checked): ${rows.map((r) => `${String(r.price)}/${String(r.priceDecimals)}`).join(', ')}`);
-    t.expect('OA-EXEC-009', done.length === total && done.every((r) => r.executionType === 'dca_cycle'), { documented: `one dca_cycle row per cycle: ${total}`, received: rows, exchange: ex });
-    const times = rows.map((r) => Date.parse(String(r.executedAt)));
-    t.expect('OA-EXEC-003', times.every((time, i) => i === 0 || time <= (times[i - 1] as number)), { documented: 'execution rows most recent first', received: rows.map((r) => r.executedAt), exchange: ex });
-    t.expect('OA-EXEC-021', end.order.amountSpent === sum(done, 'inputAmount').toString() && end.order.amountReceived === sum(done, 'outputAmount').toString(), {
-      documented: `amountSpent ${sum(done, 'inputAmount')} and amountReceived ${sum(done, 'outputAmount')}: the sums over the success rows`,
-      received: { amountSpent: end.order.amountSpent, amountReceived: end.order.amountReceived }, exchange: end.ex,
+    t.note(
+      `OA-EXEC-016: price / priceDecimals of the rows (not cross-checked): ${rows.map((r) => `${String(r.price)}/${String(r.priceDecimals)}`).join(', ')}`,
+    );
+    t.expect('OA-EXEC-009', done.length === total && done.every((r) => r.executionType === 'dca_cycle'), {
+      documented: `one dca_cycle row per cycle: ${total}`,
+      received: rows,
+      exchange: ex,
     });
+    const times = rows.map((r) => Date.parse(String(r.executedAt)));
+    t.expect(
+      'OA-EXEC-003',
+      times.every((time, i) => i === 0 || time <= (times[i - 1] as number)),
+      { documented: 'execution rows most recent first', received: rows.map((r) => r.executedAt), exchange: ex },
+    );
+    t.expect(
+      'OA-EXEC-021',
+      end.order.amountSpent === sum(done, 'inputAmount').toString() && end.order.amountReceived === sum(done, 'outputAmount').toString(),
+      {
+        documented: `amountSpent ${sum(done, 'inputAmount')} and amountReceived ${sum(done, 'outputAmount')}: the sums over the success rows`,
+        received: { amountSpent: end.order.amountSpent, amountReceived: end.order.amountReceived },
+        exchange: end.ex,
+      },
+    );
     t.expect('OA-EXEC-022', end.order.lastExecutionTxHash === newest(done)?.txSignature, {
-      documented: `lastExecutionTxHash the txSignature of the most recent success row (${String(newest(done)?.txSignature)})`, received: end.order.lastExecutionTxHash, exchange: end.ex,
+      documented: `lastExecutionTxHash the txSignature of the most recent success row (${String(newest(done)?.txSignature)})`,
+      received: end.order.lastExecutionTxHash,
+      exchange: end.ex,
     });
     if (!toManager) return t.note(`output goes to ${String(start.outputRecipientAddress)}, not the manager: OA-EXEC-023 not judged`);
     const rise = (await managerBalance(t, user, start.outputMint)) - balanceBefore;
     t.expect('OA-EXEC-023', rise === sum(done, 'outputAmount'), {
-      documented: `the manager's ${String(start.outputMint)} totalBalance rose by the success rows' outputAmount ${sum(done, 'outputAmount')}`, received: rise.toString(), exchange: ex,
+      documented: `the manager's ${String(start.outputMint)} totalBalance rose by the success rows' outputAmount ${sum(done, 'outputAmount')}`,
+      received: rise.toString(),
+      exchange: ex,
     });
   },
 });
@@ -197,20 +331,60 @@ export const dcaRunsItsCycles = defineCheck({
 export const failedCycleCarriesReason = defineCheck({
   name: 'failed-dca-cycle-carries-a-failure-reason',
   service: 'orders',
-  rules: ['OA-EXEC-008', 'OA-EXEC-017', 'OA-STATE-008', ...USER_ORDER_RULES],
+  rules: [
+    'OA-EXEC-008',
+    'OA-EXEC-017',
+    'OA-STATE-008',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
-    await withFaults(t, { swaps: 'fail' }, { swaps: 'ok' }, () => advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds)));
+    await withFaults(t, { swaps: 'fail' }, { swaps: 'ok' }, () =>
+      advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds)),
+    );
     const after = await readDca(t, user, orderId);
-    t.note(`after a cycle with swaps failing the order is ${String(after.order.status)} (failureReason ${String(after.order.failureReason)})`);
+    t.note(
+      `after a cycle with swaps failing the order is ${String(after.order.status)} (failureReason ${String(after.order.failureReason)})`,
+    );
     const { ex, rows } = await readExecutions(t, user, orderId);
     const failed = rows.filter((r) => r.status === 'failed');
     if (failed.length === 0) t.note('no failed execution row was written');
-    t.expect('OA-EXEC-008', failed.every((r) => typeof r.failureReason === 'string' && r.failureReason !== ''), {
-      documented: 'every failed execution row has a non-empty failureReason', received: failed, exchange: ex,
-    });
+    t.expect(
+      'OA-EXEC-008',
+      failed.every((r) => typeof r.failureReason === 'string' && r.failureReason !== ''),
+      {
+        documented: 'every failed execution row has a non-empty failureReason',
+        received: failed,
+        exchange: ex,
+      },
+    );
     // A failed order's funds come back by themselves (States and transitions): its later reads, withdrawal fields
     // included, are held to the passive invariants too.
     await t.control.advanceClock(3600);
@@ -219,7 +393,8 @@ export const failedCycleCarriesReason = defineCheck({
     if (after.order.status !== 'failed' || later.order.withdrawalStatus === after.order.withdrawalStatus) return;
     t.expect('OA-STATE-008', later.order.status === 'failed', {
       documented: `withdrawalStatus moved (${String(after.order.withdrawalStatus)} -> ${String(later.order.withdrawalStatus)}) independently of status: the order stays failed`,
-      received: { status: later.order.status, withdrawalStatus: later.order.withdrawalStatus }, exchange: later.ex,
+      received: { status: later.order.status, withdrawalStatus: later.order.withdrawalStatus },
+      exchange: later.ex,
     });
   },
 });
@@ -227,7 +402,35 @@ export const failedCycleCarriesReason = defineCheck({
 export const hangingSwapShowsExecuting = defineCheck({
   name: 'order-with-a-swap-in-flight-shows-executing-with-its-resting-state',
   service: 'orders',
-  rules: ['OA-STATE-012', ...USER_ORDER_RULES],
+  rules: [
+    'OA-STATE-012',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
@@ -236,7 +439,9 @@ export const hangingSwapShowsExecuting = defineCheck({
       await advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds));
       return (await readDca(t, user, orderId)).order;
     });
-    t.note(`OA-STATE-012: ${String(order.status)} at confirm; with the swap hanging the order read ${String(inFlight.status)} (previousStatus ${String(inFlight.previousStatus)})`);
+    t.note(
+      `OA-STATE-012: ${String(order.status)} at confirm; with the swap hanging the order read ${String(inFlight.status)} (previousStatus ${String(inFlight.previousStatus)})`,
+    );
     const settled = await readDca(t, user, orderId);
     t.note(`once the swap settled the order read ${String(settled.order.status)}`);
   },
@@ -253,23 +458,32 @@ export const dcaFollowsItsSchedule = defineCheck({
     // Clock paths of one to three jumps, each up to two cycle periods: the counter after each jump is the number of
     // cycle times passed (the first at nextExecutionAt, then every cycleFrequencySeconds), capped at totalCycles.
     const paths = fc.noBias(fc.array(fc.integer({ min: 1, max: 2 * DCA_FREQUENCY }), { minLength: 1, maxLength: 3 }));
-    await t.property('OA-DCA-021', paths, async (jumps) => {
-      const { user, orderId } = await dcaOrder(t);
-      const start = (await read(t, user, `/dca/${orderId}`)).data as Row;
-      const first = Date.parse(String(start.nextExecutionAt));
-      if (Number.isNaN(first) || start.cyclesCompleted !== 0) t.skip(`no first cycle time to schedule by (nextExecutionAt ${String(start.nextExecutionAt)}, cyclesCompleted ${String(start.cyclesCompleted)})`);
-      const periodMs = Number(start.cycleFrequencySeconds) * 1000;
-      const passed = (ms: number) => (ms < first ? 0 : Math.min(Number(start.totalCycles), Math.floor((ms - first) / periodMs) + 1));
-      for (const seconds of jumps) {
-        const now = Date.parse(await t.control.advanceClock(seconds));
-        const { ex, data } = await read(t, user, `/dca/${orderId}`);
-        const order = data as Row;
-        // The service's clock runs on while the read travels: a cycle time within that second may have passed too.
-        t.expect('OA-DCA-021', order.cyclesCompleted === passed(now) || order.cyclesCompleted === passed(now + 1000), {
-          documented: `after the clock path ${jumps.join('s, ')}s (now ${new Date(now).toISOString()}), ${passed(now)} cycle(s) from ${String(start.nextExecutionAt)} every ${periodMs / 1000}s`,
-          received: { cyclesCompleted: order.cyclesCompleted, status: order.status }, exchange: ex,
-        });
-      }
-    }, Math.min(t.env.numRuns, 3));
+    await t.property(
+      'OA-DCA-021',
+      paths,
+      async (jumps) => {
+        const { user, orderId } = await dcaOrder(t);
+        const start = (await readPath(t, user, `/dca/${orderId}`)).data as Row;
+        const first = Date.parse(String(start.nextExecutionAt));
+        if (Number.isNaN(first) || start.cyclesCompleted !== 0)
+          t.skip(
+            `no first cycle time to schedule by (nextExecutionAt ${String(start.nextExecutionAt)}, cyclesCompleted ${String(start.cyclesCompleted)})`,
+          );
+        const periodMs = Number(start.cycleFrequencySeconds) * 1000;
+        const passed = (ms: number) => (ms < first ? 0 : Math.min(Number(start.totalCycles), Math.floor((ms - first) / periodMs) + 1));
+        for (const seconds of jumps) {
+          const now = Date.parse(await t.control.advanceClock(seconds));
+          const { ex, data } = await readPath(t, user, `/dca/${orderId}`);
+          const order = data as Row;
+          // The service's clock runs on while the read travels: a cycle time within that second may have passed too.
+          t.expect('OA-DCA-021', order.cyclesCompleted === passed(now) || order.cyclesCompleted === passed(now + 1000), {
+            documented: `after the clock path ${jumps.join('s, ')}s (now ${new Date(now).toISOString()}), ${passed(now)} cycle(s) from ${String(start.nextExecutionAt)} every ${periodMs / 1000}s`,
+            received: { cyclesCompleted: order.cyclesCompleted, status: order.status },
+            exchange: ex,
+          });
+        }
+      },
+      Math.min(t.env.numRuns, 3),
+    );
   },
 });

@@ -1,52 +1,25 @@
 import { Keypair } from '@solana/web3.js';
+import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { SetupFailed } from '../harness/failure.ts';
-import { isObject } from '../shared/values.ts';
-import { advancePast, dcaOrder, readDca, readExecutions, withFaults, type Actor, type Row } from './dca-lifecycle.checks.ts';
-import { USER_ORDER_RULES } from './order-invariants.ts';
-import { createOrder, dcaRequest, fundUser, INT, intentRequest, type IntentRequest, intentUser, pendingIntent, postConfirm, postIntent, signedDeposit } from './orders.ts';
-import { expectExecutionRows, LIST_CAP, rowsOf } from './reads.checks.ts';
-import { correctBody, dataOf, is2xx, postOnboard, servedRequest, testWallet } from './users.ts';
+import { createOrder, dcaRequest, fundUser, INT, intentRequest, intentUser, postConfirm, postIntent, signedDeposit } from './orders.ts';
+import { advancePast, dcaOrder, readDca, readExecutions, withFaults, type Actor, type Row } from './steps/dca.ts';
+import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
+import { LIST_CAP, rowsOf } from './steps/reads.ts';
+import { servedRequest } from './users.ts';
 
 /**
- * Execution rows ("Resources and their fields: Execution"): the fee snapshot against the tenant's fee settings, the
+ * Execution rows (area EXEC; "Resources and their fields: Execution"): the fee snapshot against the tenant's fee settings, the
  * price oracle's outage, the slice fills. Rows come from DCA cycles run on the target's virtual clock.
  */
 
-/** A user onboarded on the tenant of `apiKey` (its requests carry that X-Service-Key) and funded with `usdcAmount`. */
-export async function tenantUser(t: CheckContext, apiKey: string, usdcAmount?: string): Promise<Actor> {
-  const headers = { 'X-Service-Key': apiKey };
-  const wallet = testWallet(t);
-  const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), apiKey);
-  const d = dataOf(onboard);
-  if (!is2xx(onboard) || typeof d?.userId !== 'string' || typeof d.walletAddress !== 'string') throw new SetupFailed(`onboarding on the new tenant answered ${onboard.response.status}`, onboard);
-  const user: Actor = { sub: wallet.sub, userPubkey: wallet.keypair.publicKey.toBase58(), userId: d.userId, walletAddress: d.walletAddress, keypair: wallet.keypair, headers };
-  await fundUser(t, user.userPubkey, usdcAmount);
-  return user;
-}
-
-/** A confirmed order of `user` (intent -> sign -> confirm with the user's headers); anything else is a broken precondition. */
-export async function actorOrder(t: CheckContext, user: Actor, request: IntentRequest = dcaRequest()): Promise<{ orderId: string; order: Row }> {
-  const intent = await pendingIntent(t, user, request, user.headers);
-  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) }, user.headers);
-  const order = dataOf(confirm)?.order;
-  if (!is2xx(confirm) || !isObject(order) || typeof order.id !== 'string') throw new SetupFailed(`confirm answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
-  return { orderId: order.id, order };
-}
-
 /** A funded user of a new tenant created with `tenant` (POST /tenants options), with one confirmed DCA order. */
-async function tenantDca(t: CheckContext, tenant: { platformFeeBps: number; feeWallet?: string }): Promise<{ user: Actor; orderId: string; order: Row }> {
+async function tenantDca(
+  t: CheckContext,
+  tenant: { platformFeeBps: number; feeWallet?: string },
+): Promise<{ user: Actor; orderId: string; order: Row }> {
   const { apiKey } = await t.control.createTenant(tenant);
   const user = await tenantUser(t, apiKey);
-  return { user, ...await actorOrder(t, user) };
-}
-
-/** Advances the clock past the latest next cycle time of `orders`, then `extraCycles` more periods. */
-export async function runCycles(t: CheckContext, orders: readonly Row[], extraCycles = 0): Promise<void> {
-  const next = orders.map((o) => Date.parse(String(o.nextExecutionAt)));
-  const frequency = Math.max(...orders.map((o) => Number(o.cycleFrequencySeconds)));
-  await advancePast(t, next.every((ms) => !Number.isNaN(ms)) ? new Date(Math.max(...next)).toISOString() : undefined, frequency);
-  if (extraCycles > 0) await t.control.advanceClock(extraCycles * frequency);
+  return { user, ...(await actorOrder(t, user)) };
 }
 
 const FEE_FIELDS = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
@@ -55,7 +28,38 @@ const noFee = (row: Row) => FEE_FIELDS.every((k) => row[k] === null);
 export const feeSnapshotFollowsTheTenant = defineCheck({
   name: 'execution-fee-snapshot-follows-the-tenant-fee-settings',
   service: 'orders',
-  rules: ['OA-EXEC-017', 'OA-EXEC-018', 'OA-EXEC-019', 'OA-EXEC-020', ...USER_ORDER_RULES],
+  rules: [
+    'OA-EXEC-017',
+    'OA-EXEC-018',
+    'OA-EXEC-019',
+    'OA-EXEC-020',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock', 'tenants'],
   async run(t: CheckContext) {
@@ -63,31 +67,85 @@ export const feeSnapshotFollowsTheTenant = defineCheck({
     const charged = await tenantDca(t, { platformFeeBps: 100, feeWallet });
     const zeroBps = await tenantDca(t, { platformFeeBps: 0, feeWallet });
     const noWallet = await tenantDca(t, { platformFeeBps: 100 });
-    await runCycles(t, [charged, zeroBps, noWallet].map((o) => o.order));
+    await runCycles(
+      t,
+      [charged, zeroBps, noWallet].map((o) => o.order),
+    );
 
     const rowsOf = async (o: typeof charged) => {
       await readDca(t, o.user, o.orderId);
       const read = await readExecutions(t, o.user, o.orderId);
       const rows = read.rows.filter((r) => r.status === 'success');
-      if (rows.length === 0) t.skip(`no success execution row after the first cycle time (rows: ${JSON.stringify(read.rows).slice(0, 300)})`);
+      if (rows.length === 0)
+        t.skip(`no success execution row after the first cycle time (rows: ${JSON.stringify(read.rows).slice(0, 300)})`);
       return { ...read, rows };
     };
     const fee = await rowsOf(charged);
-    t.expect('OA-EXEC-018', fee.rows.every((r) => typeof r.platformFeeWallet === 'string' && Number.isInteger(r.platformFeeBps) && typeof r.platformFeeMint === 'string' &&
-      typeof r.platformFeeAmount === 'string' && INT.test(r.platformFeeAmount)), {
-      documented: 'on a tenant with a fee wallet and 100 bps, every success row carries platformFeeWallet, platformFeeBps, platformFeeMint and platformFeeAmount', received: fee.rows, exchange: fee.ex,
-    });
+    t.expect(
+      'OA-EXEC-018',
+      fee.rows.every(
+        (r) =>
+          typeof r.platformFeeWallet === 'string' &&
+          Number.isInteger(r.platformFeeBps) &&
+          typeof r.platformFeeMint === 'string' &&
+          typeof r.platformFeeAmount === 'string' &&
+          INT.test(r.platformFeeAmount),
+      ),
+      {
+        documented:
+          'on a tenant with a fee wallet and 100 bps, every success row carries platformFeeWallet, platformFeeBps, platformFeeMint and platformFeeAmount',
+        received: fee.rows,
+        exchange: fee.ex,
+      },
+    );
     const zero = await rowsOf(zeroBps);
-    t.expect('OA-EXEC-019', zero.rows.every(noFee), { documented: 'on a tenant with zero fee bps, all four fee snapshot fields null', received: zero.rows, exchange: zero.ex });
+    t.expect('OA-EXEC-019', zero.rows.every(noFee), {
+      documented: 'on a tenant with zero fee bps, all four fee snapshot fields null',
+      received: zero.rows,
+      exchange: zero.ex,
+    });
     const none = await rowsOf(noWallet);
-    t.expect('OA-EXEC-020', none.rows.every(noFee), { documented: 'on a tenant without a fee wallet, all four fee snapshot fields null', received: none.rows, exchange: none.ex });
+    t.expect('OA-EXEC-020', none.rows.every(noFee), {
+      documented: 'on a tenant without a fee wallet, all four fee snapshot fields null',
+      received: none.rows,
+      exchange: none.ex,
+    });
   },
 });
 
 export const outputUsdNullWhileOracleDown = defineCheck({
   name: 'execution-output-amount-usd-null-while-the-oracle-is-down',
   service: 'orders',
-  rules: ['OA-EXEC-015', 'OA-EXEC-017', ...USER_ORDER_RULES],
+  rules: [
+    'OA-EXEC-015',
+    'OA-EXEC-017',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
@@ -97,9 +155,15 @@ export const outputUsdNullWhileOracleDown = defineCheck({
       return await readExecutions(t, user, orderId);
     });
     if (during.rows.length === 0) t.skip('no execution row was written while the oracle was down');
-    t.expect('OA-EXEC-015', during.rows.every((r) => r.outputAmountUsd === null), {
-      documented: 'outputAmountUsd null on every row executed while pricing was unavailable', received: during.rows.map((r) => ({ status: r.status, outputAmountUsd: r.outputAmountUsd })), exchange: during.ex,
-    });
+    t.expect(
+      'OA-EXEC-015',
+      during.rows.every((r) => r.outputAmountUsd === null),
+      {
+        documented: 'outputAmountUsd null on every row executed while pricing was unavailable',
+        received: during.rows.map((r) => ({ status: r.status, outputAmountUsd: r.outputAmountUsd })),
+        exchange: during.ex,
+      },
+    );
   },
 });
 
@@ -115,7 +179,11 @@ export const sliceRowsAreSliceFills = defineCheck({
     if (t.control.has('clock')) await t.control.advanceClock(3600);
     const { ex, rows } = await readExecutions(t, user, created.orderId);
     if (rows.length === 0) t.note('the slice order has no execution row yet');
-    t.expect('OA-SLICE-003', rows.every((r) => r.executionType === 'slice_fill'), { documented: 'every execution row of a slice order is a slice_fill', received: rows.map((r) => r.executionType), exchange: ex });
+    t.expect(
+      'OA-SLICE-003',
+      rows.every((r) => r.executionType === 'slice_fill'),
+      { documented: 'every execution row of a slice order is a slice_fill', received: rows.map((r) => r.executionType), exchange: ex },
+    );
   },
 });
 
@@ -131,14 +199,20 @@ export const unconfirmedDepositIsTxFailed = defineCheck({
     await t.control.fund(user.userPubkey, 'native', '1000000000');
     const intent = await postIntent(t, user.sub, dcaRequest());
     const d = dataOf(intent);
-    if (!is2xx(intent) || typeof d?.transaction !== 'string') t.skip(`the intent of an unfunded deposit answered ${intent.response.status}: no deposit to submit`);
-    const ex = await postConfirm(t, user.sub, { pendingOrderId: d.pendingOrderId, signedTransaction: signedDeposit({ data: d, ex: intent }, user) });
+    if (!is2xx(intent) || typeof d?.transaction !== 'string')
+      t.skip(`the intent of an unfunded deposit answered ${intent.response.status}: no deposit to submit`);
+    const ex = await postConfirm(t, user.sub, {
+      pendingOrderId: d.pendingOrderId,
+      signedTransaction: signedDeposit({ data: d, ex: intent }, user),
+    });
     const body = ex.response.body as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
     const code = body?.error?.code;
     t.note(`confirm of an unfunded deposit answered ${ex.response.status} ${String(code)}`);
     if (code !== 'TX_FAILED' && code !== 'INTERNAL_ERROR') return;
     t.expect('OA-ERR-010', ex.response.status === 500 && body?.success === false && typeof body.error?.message === 'string', {
-      documented: `${String(code)} answered 500 with the failure envelope {success: false, error: {code, message}}`, received: { status: ex.response.status, body }, exchange: ex,
+      documented: `${String(code)} answered 500 with the failure envelope {success: false, error: {code, message}}`,
+      received: { status: ex.response.status, body },
+      exchange: ex,
     });
   },
 });
@@ -149,26 +223,82 @@ const CAPPED_CYCLES = 510;
 export const executionListsAreCappedAt500 = defineCheck({
   name: 'dca-order-of-510-cycles-lists-500-execution-rows-of-the-documented-shape',
   service: 'orders',
-  rules: ['OA-EXEC-001', 'OA-EXEC-002', 'OA-EXEC-003', 'OA-EXEC-004', 'OA-EXEC-005', 'OA-EXEC-006', 'OA-EXEC-007', 'OA-EXEC-017', 'OA-REP-020', ...USER_ORDER_RULES],
+  rules: [
+    'OA-EXEC-001',
+    'OA-EXEC-002',
+    'OA-EXEC-003',
+    'OA-EXEC-004',
+    'OA-EXEC-005',
+    'OA-EXEC-006',
+    'OA-EXEC-007',
+    'OA-EXEC-017',
+    'OA-REP-020',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const user: Actor = await intentUser(t, false);
     const perCycle = 12_000_000n;
     await fundUser(t, user.userPubkey, String(perCycle * BigInt(CAPPED_CYCLES + 10)));
-    const { orderId, order } = await actorOrder(t, user, dcaRequest({ totalAmount: String(perCycle * BigInt(CAPPED_CYCLES)), amountPerCycle: String(perCycle), cycleFrequencySeconds: 60 }));
+    const { orderId, order } = await actorOrder(
+      t,
+      user,
+      dcaRequest({ totalAmount: String(perCycle * BigInt(CAPPED_CYCLES)), amountPerCycle: String(perCycle), cycleFrequencySeconds: 60 }),
+    );
     await runCycles(t, [order], CAPPED_CYCLES);
     const after = (await readDca(t, user, orderId)).order;
-    if (!(Number(after.cyclesCompleted) > LIST_CAP)) t.skip(`the order ran ${String(after.cyclesCompleted)} cycles (status ${String(after.status)}), not more than ${LIST_CAP}: the cap cannot be reached`);
+    if (!(Number(after.cyclesCompleted) > LIST_CAP))
+      t.skip(
+        `the order ran ${String(after.cyclesCompleted)} cycles (status ${String(after.status)}), not more than ${LIST_CAP}: the cap cannot be reached`,
+      );
 
     const { ex, rows } = await readExecutions(t, user, orderId);
-    if (rows.length === 0) t.skip(`GET /orders/${orderId}/executions lists no row after ${String(after.cyclesCompleted)} cycles: no row to judge`);
-    t.expect('OA-EXEC-001', rows.every((r) => r.orderId === orderId), { documented: `rows of the order ${orderId}`, received: rows.slice(0, 3), exchange: ex });
-    t.expect('OA-EXEC-002', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} rows of ${String(after.cyclesCompleted)} cycles`, received: rows.length, exchange: ex });
+    if (rows.length === 0)
+      t.skip(`GET /orders/${orderId}/executions lists no row after ${String(after.cyclesCompleted)} cycles: no row to judge`);
+    t.expect(
+      'OA-EXEC-001',
+      rows.every((r) => r.orderId === orderId),
+      { documented: `rows of the order ${orderId}`, received: rows.slice(0, 3), exchange: ex },
+    );
+    t.expect('OA-EXEC-002', rows.length <= LIST_CAP, {
+      documented: `at most ${LIST_CAP} rows of ${String(after.cyclesCompleted)} cycles`,
+      received: rows.length,
+      exchange: ex,
+    });
     expectExecutionRows(t, rows, ex);
 
     const partner = await servedRequest(t, { path: `/partners/me/executions?userId=${encodeURIComponent(user.userId)}` });
     const reported = rowsOf(t, 'OA-REP-020', partner);
-    t.expect('OA-REP-020', reported.length <= LIST_CAP, { documented: `at most ${LIST_CAP} rows of the user's ${String(after.cyclesCompleted)} cycles`, received: reported.length, exchange: partner });
+    t.expect('OA-REP-020', reported.length <= LIST_CAP, {
+      documented: `at most ${LIST_CAP} rows of the user's ${String(after.cyclesCompleted)} cycles`,
+      received: reported.length,
+      exchange: partner,
+    });
   },
 });

@@ -15,7 +15,9 @@ export const healthNeedsNoCredentials = defineCheck({
   async run(t: CheckContext) {
     const ex = await getHealth(t);
     t.expect('OA-HEALTH-001', ex.response.status === 200 || ex.response.status === 503, {
-      documented: 'GET /health needs no X-Service-Key: 200 or 503 with a health body', received: ex.response.status, exchange: ex,
+      documented: 'GET /health needs no X-Service-Key: 200 or 503 with a health body',
+      received: ex.response.status,
+      exchange: ex,
     });
   },
 });
@@ -29,14 +31,20 @@ export const healthIsOutsideTheEnvelope = defineCheck({
     const ex = await getHealth(t);
     const body = ex.response.body;
     t.expect('OA-HEALTH-005', isObject(body) && !('success' in body) && typeof body.status === 'string', {
-      documented: 'a health body {status, services?} without the success envelope', received: body, exchange: ex,
+      documented: 'a health body {status, services?} without the success envelope',
+      received: body,
+      exchange: ex,
     });
   },
 });
 
 /** Drive the database state through the control API and read the health answer. */
-function healthUnder(name: string, rule: string, database: NonNullable<Faults['database']>,
-  expected: { status: number; body: string; ok(body: Record<string, unknown>): boolean }) {
+function healthUnder(
+  name: string,
+  rule: string,
+  database: NonNullable<Faults['database']>,
+  expected: { status: number; body: string; ok(body: Record<string, unknown>): boolean },
+) {
   return defineCheck({
     name,
     service: 'orders',
@@ -49,23 +57,33 @@ function healthUnder(name: string, rule: string, database: NonNullable<Faults['d
       const ex = await getHealth(t);
       const body = ex.response.body;
       t.expect(rule, ex.response.status === expected.status && isObject(body) && expected.ok(body), {
-        documented: `with the database ${database}: ${expected.status} ${expected.body}`, received: { status: ex.response.status, body }, exchange: ex,
+        documented: `with the database ${database}: ${expected.status} ${expected.body}`,
+        received: { status: ex.response.status, body },
+        exchange: ex,
       });
     },
   });
 }
 
 export const healthOkWhenDatabaseHealthy = healthUnder('health-is-200-ok-when-the-database-is-healthy', 'OA-HEALTH-002', 'healthy', {
-  status: 200, body: '{status: "ok", services: {database: "healthy"}}',
+  status: 200,
+  body: '{status: "ok", services: {database: "healthy"}}',
   ok: (b) => b.status === 'ok' && isObject(b.services) && b.services.database === 'healthy',
 });
 
-export const healthDegradedWhenDatabaseUnhealthy = healthUnder('health-is-200-degraded-when-the-database-is-unhealthy', 'OA-HEALTH-003', 'unhealthy', {
-  status: 200, body: '{status: "degraded", services: {database: "unhealthy"}}',
-  ok: (b) => b.status === 'degraded' && isObject(b.services) && b.services.database === 'unhealthy',
-});
+export const healthDegradedWhenDatabaseUnhealthy = healthUnder(
+  'health-is-200-degraded-when-the-database-is-unhealthy',
+  'OA-HEALTH-003',
+  'unhealthy',
+  {
+    status: 200,
+    body: '{status: "degraded", services: {database: "unhealthy"}}',
+    ok: (b) => b.status === 'degraded' && isObject(b.services) && b.services.database === 'unhealthy',
+  },
+);
 
 export const healthErrorWhenDown = healthUnder('health-is-503-error-without-services-when-down', 'OA-HEALTH-004', 'down', {
-  status: 503, body: '{status: "error"} with no services field and no error detail',
+  status: 503,
+  body: '{status: "error"} with no services field and no error detail',
   ok: (b) => b.status === 'error' && !('services' in b) && !('error' in b) && !('details' in b),
 });

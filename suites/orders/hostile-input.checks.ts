@@ -1,18 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { listOperations, type JsonSchema, type OperationInfo } from '../../generators/index.ts';
 import { schemaRoot } from '../../generators/arbitraries.ts';
+import { errorCode } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed, Skipped } from '../harness/failure.ts';
 import {
-  HOSTILE_STRINGS, MALFORMED_AMOUNTS, MALFORMED_KEYS, MALFORMED_PATH_IDS, fillPath, generatedMustBeRejected, invalidRequests,
-  leakedInternals, mayServeAmount, runsPerOperation, sampleRequest, sweep, type Sweep,
+  HOSTILE_STRINGS,
+  MALFORMED_AMOUNTS,
+  MALFORMED_KEYS,
+  MALFORMED_PATH_IDS,
+  fillPath,
+  generatedMustBeRejected,
+  invalidRequests,
+  leakedInternals,
+  mayServeAmount,
+  runsPerOperation,
+  sampleRequest,
+  sweep,
+  type Sweep,
 } from '../shared/hostile.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { ERROR_STATUSES } from './error-table.ts';
 import { createOrder, defaultConfig, intentRequest, intentUser, ORDER_TYPES, usdc, type OrderType } from './orders.ts';
-import { errorCode, onboardedUser, rateLimited, testWallet } from './users.ts';
+import { onboardedUser, rateLimited, testWallet } from './users.ts';
 
 /**
  * Hostile input on every operation of the orders spec, GET /health included (OA-HOST-001..003): malformed path ids,
@@ -67,7 +79,10 @@ const PATCH_AMOUNT_FIELDS: Readonly<Record<string, ReadonlyArray<{ name: string;
   'PATCH /dca/{orderId}': [{ name: 'totalAmount' }, { name: 'amountPerCycle' }],
   'PATCH /stop-loss/{orderId}': [{ name: 'triggerPrice', price: true }],
   'PATCH /take-profit/{orderId}': [{ name: 'triggerPrice', price: true }],
-  'PATCH /oco/{orderId}': [{ name: 'stopLossPrice', price: true }, { name: 'takeProfitPrice', price: true }],
+  'PATCH /oco/{orderId}': [
+    { name: 'stopLossPrice', price: true },
+    { name: 'takeProfitPrice', price: true },
+  ],
 };
 
 interface BadInput {
@@ -107,7 +122,7 @@ function requiredFields(op: OperationInfo): string[] {
     const schema = resolve(s);
     const branches = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
     if (branches) return branches.map(required).reduce((a, b) => a.filter((name) => b.includes(name)));
-    return Array.isArray(schema.required) ? schema.required as string[] : [];
+    return Array.isArray(schema.required) ? (schema.required as string[]) : [];
   };
   const schema = op.requestBody?.mediaTypes['application/json']?.schema;
   return schema ? required(schema) : [];
@@ -128,12 +143,30 @@ function oneMebibyteBody(): string {
 
 /** GET /health: unknown and repeated parameters and bodies on a GET, which it must ignore or reject. */
 function healthInputs(op: OperationInfo): BadInput[] {
-  const at = (extra: Omit<RequestSpec, 'path'>): RequestSpec => ({ method: 'GET', path: op.path, operationId: op.operationId, ...extra, headers: { 'X-Service-Key': undefined, ...(extra.headers ?? {}) } });
+  const at = (extra: Omit<RequestSpec, 'path'>): RequestSpec => ({
+    method: 'GET',
+    path: op.path,
+    operationId: op.operationId,
+    ...extra,
+    headers: { 'X-Service-Key': undefined, ...(extra.headers ?? {}) },
+  });
   return [
-    { what: 'unknown query parameters', spec: at({ query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', '__proto__': 'x' } }), served: true },
+    {
+      what: 'unknown query parameters',
+      spec: at({ query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', __proto__: 'x' } }),
+      served: true,
+    },
     { what: 'an unknown parameter repeated', spec: at({ query: 'conformanceUnknown=a&conformanceUnknown=b' }), served: true },
-    ...HOSTILE_STRINGS.filter((_, i) => i % 3 === 0).map((value) => ({ what: `unknown parameter ${JSON.stringify(value.slice(0, 30))}`, spec: at({ query: { status: value } }), served: true })),
-    { what: 'a JSON body on a GET', spec: at({ body: '{"status":"error"}', headers: { 'content-type': 'application/json' } }), served: true },
+    ...HOSTILE_STRINGS.filter((_, i) => i % 3 === 0).map((value) => ({
+      what: `unknown parameter ${JSON.stringify(value.slice(0, 30))}`,
+      spec: at({ query: { status: value } }),
+      served: true,
+    })),
+    {
+      what: 'a JSON body on a GET',
+      spec: at({ body: '{"status":"error"}', headers: { 'content-type': 'application/json' } }),
+      served: true,
+    },
     { what: 'invalid JSON on a GET', spec: at({ body: '{"a":', headers: { 'content-type': 'application/json' } }), served: true },
   ];
 }
@@ -142,14 +175,27 @@ function healthInputs(op: OperationInfo): BadInput[] {
 function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): BadInput[] {
   if (isHealth(op)) return healthInputs(op);
   const inputs: BadInput[] = [];
-  const at = (path: string, extra: Omit<RequestSpec, 'path'> = {}): RequestSpec => ({ method: op.method, path, operationId: op.operationId, ...extra });
+  const at = (path: string, extra: Omit<RequestSpec, 'path'> = {}): RequestSpec => ({
+    method: op.method,
+    path,
+    operationId: op.operationId,
+    ...extra,
+  });
   const required = requiredFields(op);
   const openBody = required.length === 0;
   const basePath = fillPath(op.path, () => orderIdFor(op, real));
   const emptyObject = op.method === 'GET' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } };
   // Path ids: malformed ones keep failing lookups, whatever the body (random and malformed ids are no real order).
   if (op.path.includes('{')) {
-    for (const id of MALFORMED_PATH_IDS) inputs.push({ what: `path id ${id.slice(0, 40)}`, spec: at(fillPath(op.path, () => id), emptyObject), served: false });
+    for (const id of MALFORMED_PATH_IDS)
+      inputs.push({
+        what: `path id ${id.slice(0, 40)}`,
+        spec: at(
+          fillPath(op.path, () => id),
+          emptyObject,
+        ),
+        served: false,
+      });
   }
   // Query parameters: each documented one with hostile values and repeated; unknown ones, alone and repeated. The
   // /me/orders filters are exact and unvalidated, hideZero a boolean a lenient reader takes as false, the
@@ -157,12 +203,28 @@ function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): Bad
   for (const p of op.parameters.filter((q) => q.in === 'query')) {
     const timestamp = /^createdAt/.test(p.name);
     for (const value of HOSTILE_STRINGS) {
-      inputs.push({ what: `query ${p.name}=${JSON.stringify(value.slice(0, 30))}`, spec: at(basePath, { query: { [p.name]: value }, ...emptyObject }), served: !timestamp || value === '' });
+      inputs.push({
+        what: `query ${p.name}=${JSON.stringify(value.slice(0, 30))}`,
+        spec: at(basePath, { query: { [p.name]: value }, ...emptyObject }),
+        served: !timestamp || value === '',
+      });
     }
-    inputs.push({ what: `query ${p.name} repeated`, spec: at(basePath, { query: `${p.name}=a&${p.name}=b`, ...emptyObject }), served: !timestamp });
+    inputs.push({
+      what: `query ${p.name} repeated`,
+      spec: at(basePath, { query: `${p.name}=a&${p.name}=b`, ...emptyObject }),
+      served: !timestamp,
+    });
   }
-  inputs.push({ what: 'unknown query parameters', spec: at(basePath, { query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', '__proto__': 'x' }, ...emptyObject }), served: op.method === 'GET' || openBody });
-  inputs.push({ what: 'an unknown query parameter repeated', spec: at(basePath, { query: 'conformanceUnknown=a&conformanceUnknown=b', ...emptyObject }), served: op.method === 'GET' || openBody });
+  inputs.push({
+    what: 'unknown query parameters',
+    spec: at(basePath, { query: { conformanceUnknown: '<script>alert(1)</script>', 'a[b]': '1', __proto__: 'x' }, ...emptyObject }),
+    served: op.method === 'GET' || openBody,
+  });
+  inputs.push({
+    what: 'an unknown query parameter repeated',
+    spec: at(basePath, { query: 'conformanceUnknown=a&conformanceUnknown=b', ...emptyObject }),
+    served: op.method === 'GET' || openBody,
+  });
   if (op.method === 'GET') return inputs;
   // Bodies: what does not parse as JSON, or is no object, is never served; without required fields an operation may
   // ignore an object it does not know, or an empty body.
@@ -179,10 +241,17 @@ function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): Bad
     ['a text/plain content type', '{}', 'text/plain', openBody],
     ['a form content type', 'a=b&c=d', 'application/x-www-form-urlencoded', openBody],
     ['no content type', '{}', undefined, openBody],
-    ['control characters and unicode in values', JSON.stringify({ sub: HOSTILE_STRINGS[6], note: HOSTILE_STRINGS[7], withdraw: HOSTILE_STRINGS[0] }), 'application/json', openBody],
+    [
+      'control characters and unicode in values',
+      JSON.stringify({ sub: HOSTILE_STRINGS[6], note: HOSTILE_STRINGS[7], withdraw: HOSTILE_STRINGS[0] }),
+      'application/json',
+      openBody,
+    ],
   ];
-  for (const [what, body, contentType, served] of raw) inputs.push({ what, spec: at(basePath, { body, headers: { 'content-type': contentType } }), served });
-  for (const field of fieldValues(op, userPubkey)) inputs.push({ ...field, what: `body ${JSON.stringify(field.json).slice(0, 80)}`, spec: at(basePath, { json: field.json }) });
+  for (const [what, body, contentType, served] of raw)
+    inputs.push({ what, spec: at(basePath, { body, headers: { 'content-type': contentType } }), served });
+  for (const field of fieldValues(op, userPubkey))
+    inputs.push({ ...field, what: `body ${JSON.stringify(field.json).slice(0, 80)}`, spec: at(basePath, { json: field.json }) });
   return inputs;
 }
 
@@ -195,8 +264,11 @@ interface FieldBody {
 /** Each malformed amount in `place(value)`, judged as an amount or a price (prices have no documented bound). */
 function amounts(place: (value: unknown) => unknown, field: { price?: boolean; optional?: boolean }, rule?: string): FieldBody[] {
   // A well-formed integer beyond u64 is no malformed price: not sent to price fields.
-  return MALFORMED_AMOUNTS.filter((m) => !(field.price && m.reading === 'beyond-u64'))
-    .map((m) => ({ json: place(m.value), served: mayServeAmount(m.reading, field), rule }));
+  return MALFORMED_AMOUNTS.filter((m) => !(field.price && m.reading === 'beyond-u64')).map((m) => ({
+    json: place(m.value),
+    served: mayServeAmount(m.reading, field),
+    rule,
+  }));
 }
 
 /** Malformed amounts, prices, keys and values in the fields the document (or an assumed template) names. */
@@ -220,39 +292,63 @@ function fieldValues(op: OperationInfo, userPubkey: string): FieldBody[] {
       ];
     case 'POST /orders/intent':
       return [
-        ...ORDER_TYPES.flatMap((type) => INTENT_AMOUNT_FIELDS[type].flatMap((field) =>
-          amounts((value) => intentRequest(type, { config: { [field.name]: value } }), field, 'OA-HOST-003'))),
-        ...MALFORMED_KEYS.filter((k) => typeof k === 'string').map((k) => rejected(intentRequest('dca', { inputMint: k as string }), 'OA-HOST-003')),
+        ...ORDER_TYPES.flatMap((type) =>
+          INTENT_AMOUNT_FIELDS[type].flatMap((field) =>
+            amounts((value) => intentRequest(type, { config: { [field.name]: value } }), field, 'OA-HOST-003'),
+          ),
+        ),
+        ...MALFORMED_KEYS.filter((k) => typeof k === 'string').map((k) =>
+          rejected(intentRequest('dca', { inputMint: k as string }), 'OA-HOST-003'),
+        ),
         ...HOSTILE_STRINGS.map((orderType) => rejected({ orderType, config: {} })),
         rejected({ orderType: 'dca', config: 'not an object' }),
         rejected({ config: defaultConfig('dca') }),
         rejected({ orderType: 'dca' }),
       ];
     case 'POST /orders/confirm':
-      return [...HOSTILE_STRINGS.map((value) => rejected({ pendingOrderId: value, signedTransaction: value })), rejected({ pendingOrderId: randomUUID() })];
+      return [
+        ...HOSTILE_STRINGS.map((value) => rejected({ pendingOrderId: value, signedTransaction: value })),
+        rejected({ pendingOrderId: randomUUID() }),
+      ];
     case 'POST /partner/onboard':
       return [
         ...MALFORMED_KEYS.map((k) => rejected({ sub: randomToken('hostile'), userPubkey: k, siws: { message: 'x', signature: k } })),
         ...HOSTILE_STRINGS.map((value) => rejected({ sub: value, userPubkey, siws: { message: value, signature: value } })),
       ];
     case 'POST /orders/{orderId}/cancel':
-      return [rejected({ withdraw: 'yes' }), rejected({ withdraw: 1 }), ...MALFORMED_KEYS.map((k) => rejected({ withdraw: true, userPubkey: k }))];
+      return [
+        rejected({ withdraw: 'yes' }),
+        rejected({ withdraw: 1 }),
+        ...MALFORMED_KEYS.map((k) => rejected({ withdraw: true, userPubkey: k })),
+      ];
     case 'POST /withdraw/confirm':
       return HOSTILE_STRINGS.slice(0, 6).map((value) => rejected({ signedTransaction: value }));
     case 'POST /dca/{orderId}/modify/confirm':
     case 'POST /orders/{orderId}/withdraw/confirm':
       // Nothing is pending on these orders, and no reading makes a garbage transaction confirmable (O9, O12).
-      return HOSTILE_STRINGS.slice(0, 6).map((value) => rejected({ signedTransaction: value, cyclesCompleted: value, config: {} }, 'OA-HOST-003'));
+      return HOSTILE_STRINGS.slice(0, 6).map((value) =>
+        rejected({ signedTransaction: value, cyclesCompleted: value, config: {} }, 'OA-HOST-003'),
+      );
     default:
       // Pause, resume, retry, order-level withdraw and abandon: the body is not shown (O11); unknown fields may be ignored.
-      return HOSTILE_STRINGS.slice(0, 4).map((value) => ({ json: { signedTransaction: value, config: { totalAmount: value } }, served: true }));
+      return HOSTILE_STRINGS.slice(0, 4).map((value) => ({
+        json: { signedTransaction: value, config: { totalAmount: value } },
+        served: true,
+      }));
   }
 }
 
 /** The strings a request carried, so that an echo of them in a message is not taken for a leak. */
 function sentStrings(ex: Exchange): string[] {
   const url = new URL(ex.request.url);
-  return [ex.request.url, url.pathname, decodeURIComponent(url.pathname), ...url.searchParams.values(), ...url.searchParams.keys(), ex.request.body ?? ''];
+  return [
+    ex.request.url,
+    url.pathname,
+    decodeURIComponent(url.pathname),
+    ...url.searchParams.values(),
+    ...url.searchParams.keys(),
+    ex.request.body ?? '',
+  ];
 }
 
 function received(ex: Exchange) {
@@ -266,12 +362,18 @@ function judgeHealth(t: CheckContext, what: string, ex: Exchange): boolean {
   if (status === 503 && isObject(body) && body.status === 'error') return false;
   const where = `GET /health with ${what}`;
   t.expect('OA-HOST-001', (status >= 200 && status < 300) || (status >= 400 && status < 500), {
-    documented: `${where}: ignored (2xx) or rejected (4xx), never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`, received: received(ex), exchange: ex,
+    documented: `${where}: ignored (2xx) or rejected (4xx), never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`,
+    received: received(ex),
+    exchange: ex,
   });
   if (status >= 400) {
     const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
     const leak = leakedInternals(text, sentStrings(ex));
-    t.expect('OA-HOST-002', leak === undefined, { documented: `${where}: an error body without internals`, received: { leaked: leak, body: text.slice(0, 300) }, exchange: ex });
+    t.expect('OA-HOST-002', leak === undefined, {
+      documented: `${where}: an error body without internals`,
+      received: { leaked: leak, body: text.slice(0, 300) },
+      exchange: ex,
+    });
   }
   return true;
 }
@@ -286,31 +388,49 @@ function judge(t: CheckContext, op: OperationInfo, input: Pick<BadInput, 'what' 
   const where = `${key(op)} with ${input.what}`;
   const documentedFiveHundred = key(op) === 'POST /orders/confirm' && status === 500 && code === 'SUBMIT_FAILED';
   t.expect('OA-HOST-001', (status >= 200 && status < 300) || (status >= 400 && status < 500) || documentedFiveHundred, {
-    documented: `${where}: a client error (4xx), never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`, received: received(ex), exchange: ex,
+    documented: `${where}: a client error (4xx), never ${status >= 500 ? 'a 5xx' : `HTTP ${status}`}`,
+    received: received(ex),
+    exchange: ex,
   });
   if (status < 400) {
     t.expect(input.rule ?? 'OA-HOST-001', input.served, {
-      documented: `${where}: a client error (4xx); no reading of the documents${input.rule === 'OA-HOST-003' ? ' (with the suite\'s assumed field names)' : ''} lets this input through`,
-      received: received(ex), exchange: ex,
+      documented: `${where}: a client error (4xx); no reading of the documents${input.rule === 'OA-HOST-003' ? " (with the suite's assumed field names)" : ''} lets this input through`,
+      received: received(ex),
+      exchange: ex,
     });
     return true;
   }
   const error = isObject(body) ? body.error : undefined;
-  const enveloped = isObject(body) && body.success === false && isObject(error) && typeof error.code === 'string' && typeof error.message === 'string';
-  t.expect('OA-HOST-001', enveloped, { documented: `${where}: the failure envelope {success:false, error:{code, message}}`, received: received(ex), exchange: ex });
+  const enveloped =
+    isObject(body) && body.success === false && isObject(error) && typeof error.code === 'string' && typeof error.message === 'string';
+  t.expect('OA-HOST-001', enveloped, {
+    documented: `${where}: the failure envelope {success:false, error:{code, message}}`,
+    received: received(ex),
+    exchange: ex,
+  });
   const statuses = ERROR_STATUSES[String(code)];
   t.expect('OA-HOST-001', statuses !== undefined, {
-    documented: `${where}: an error.code of the Errors tables (${String(code)} is in none)`, received: received(ex), exchange: ex,
+    documented: `${where}: an error.code of the Errors tables (${String(code)} is in none)`,
+    received: received(ex),
+    exchange: ex,
   });
   t.expect('OA-HOST-001', statuses.includes(status), {
-    documented: `${where}: ${String(code)} comes with HTTP ${statuses.join(' or ')} (Errors tables)`, received: received(ex), exchange: ex,
+    documented: `${where}: ${String(code)} comes with HTTP ${statuses.join(' or ')} (Errors tables)`,
+    received: received(ex),
+    exchange: ex,
   });
   const only = CODE_OPERATIONS[String(code)];
   t.expect('OA-HOST-001', !only || only.includes(key(op)), {
-    documented: `${where}: ${String(code)} is the answer of ${only?.join(', ')} only (Errors tables)`, received: received(ex), exchange: ex,
+    documented: `${where}: ${String(code)} is the answer of ${only?.join(', ')} only (Errors tables)`,
+    received: received(ex),
+    exchange: ex,
   });
   const leak = leakedInternals(String((error as Record<string, unknown>).message), sentStrings(ex));
-  t.expect('OA-HOST-002', leak === undefined, { documented: `${where}: error.message is for people, without internals`, received: { leaked: leak, message: (error as Record<string, unknown>).message }, exchange: ex });
+  t.expect('OA-HOST-002', leak === undefined, {
+    documented: `${where}: error.message is for people, without internals`,
+    received: { leaked: leak, message: (error as Record<string, unknown>).message },
+    exchange: ex,
+  });
   return true;
 }
 
@@ -332,7 +452,9 @@ async function realOrder(t: CheckContext, user: Parameters<typeof createOrder>[1
 async function hostileTarget(t: CheckContext): Promise<{ sub: string; userPubkey: string; real: RealOrders }> {
   const funding = t.control.has('funding');
   if (t.env.profile !== 'full' || !(funding || t.env.credentials.walletSecretKey)) {
-    t.note('user-scoped operations were sent as a never-onboarded user, order-level ones with random ids: their answers come from the auth layer');
+    t.note(
+      'user-scoped operations were sent as a never-onboarded user, order-level ones with random ids: their answers come from the auth layer',
+    );
     return { sub: randomToken('hostile-never-onboarded'), userPubkey: '11111111111111111111111111111111', real: {} };
   }
   let user;
@@ -344,7 +466,11 @@ async function hostileTarget(t: CheckContext): Promise<{ sub: string; userPubkey
     const onboarded = await onboardedUser(t, testWallet(t));
     return { sub: onboarded.sub, userPubkey: onboarded.userPubkey, real: {} };
   }
-  const real: RealOrders = { dca: await realOrder(t, user, 'dca'), trigger: await realOrder(t, user, 'stop_loss'), slice: await realOrder(t, user, 'slice') };
+  const real: RealOrders = {
+    dca: await realOrder(t, user, 'dca'),
+    trigger: await realOrder(t, user, 'stop_loss'),
+    slice: await realOrder(t, user, 'slice'),
+  };
   return { sub: user.sub, userPubkey: user.userPubkey, real };
 }
 
@@ -361,13 +487,30 @@ async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> 
       for (const input of badInputs(op, user.userPubkey, user.real)) await s.attempt(() => send(op, input, input.spec));
       const generated = invalidRequests('orders', op);
       if (!generated) continue;
-      await s.attempt(() => t.property('OA-HOST-001', generated, async (sample) => {
-        const input = { what: `a generated invalid ${sample.target} (${sample.violation.message})`, served: !generatedMustBeRejected(sample) };
-        await send(op, input, sampleRequest(op, sample, () => orderIdFor(op, user.real)));
-      }, runsPerOperation(t)));
+      await s.attempt(() =>
+        t.property(
+          'OA-HOST-001',
+          generated,
+          async (sample) => {
+            const input = {
+              what: `a generated invalid ${sample.target} (${sample.violation.message})`,
+              served: !generatedMustBeRejected(sample),
+            };
+            await send(
+              op,
+              input,
+              sampleRequest(op, sample, () => orderIdFor(op, user.real)),
+            );
+          },
+          runsPerOperation(t),
+        ),
+      );
     }
   });
-  if (inconclusive > 0) t.note(`${inconclusive} answer(s) were environment trouble (503 RPC_UNAVAILABLE, PRICE_ORACLE_UNAVAILABLE, or /health's database), not judged`);
+  if (inconclusive > 0)
+    t.note(
+      `${inconclusive} answer(s) were environment trouble (503 RPC_UNAVAILABLE, PRICE_ORACLE_UNAVAILABLE, or /health's database), not judged`,
+    );
 }
 
 export const hostileReads = defineCheck({

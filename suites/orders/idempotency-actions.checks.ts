@@ -1,24 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { defineCheck, type CheckContext } from '../harness/check.ts';
+import { failureOf, is2xx } from '../harness/answers.ts';
+import { type Check, defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
-import { act, failedDca, readOrder, userWithOrder } from './actions.checks.ts';
-import { dcaUser, raiseTotal, RAISED_TOTAL } from './dca-modify.checks.ts';
-import { failureOf, type Funded, signedWithdrawal } from './orders.ts';
-import { asUser, is2xx } from './users.ts';
-import { abandonLater, bucket, builtTransaction, cancelledOrder, orderWithdraw, usdcRow, walletWithdraw, withdrawUser } from './withdrawals.checks.ts';
+import { type Funded, signedWithdrawal, usdc } from './orders.ts';
+import { act, failedDca, readOrder, userWithOrder } from './steps/actions.ts';
+import { bucket, usdcRow } from './steps/balance.ts';
+import { RAISED_TOTAL, raiseTotal } from './steps/dca.ts';
+import { builtTransaction, pendingOrderWithdrawal, walletWithdraw, withdrawableOrder, withdrawUser } from './steps/withdrawals.ts';
+import { asUser } from './users.ts';
 
 /**
- * Idempotent replay (Limits: Idempotency 1 and 4) of the listed POSTs whose replay is observably different from running
- * the action again: pause, cancel, resume and retry (run again they answer a 4xx: the order is already in its new state), the DCA modify
- * confirm (run again it fails: the modification lock is consumed), and the two withdrawal confirms (run again they
- * would move the funds twice, or refuse). Each sends the same key and body twice and expects the cached 2xx back,
- * status and body, with no second effect.
+ * Idempotent replay (area IDEM; Limits: Idempotency 1 and 4) of the listed POSTs whose replay is observably different
+ * from running the action again: pause, cancel, resume and retry (run again they answer a 4xx: the order is already in
+ * its new state), the DCA modify confirm (run again it fails: the modification lock is consumed), the two withdrawal
+ * confirms (run again they would move the funds twice, or refuse) and the wallet-level build (run again it builds a new
+ * transaction). Each sends the same key and body twice and expects the cached 2xx back, status and body, with no second
+ * effect.
  *
- * Covered elsewhere: intent and confirm (idempotency.checks.ts), POST
- * /withdraw/transaction (withdrawals.checks.ts). Not checked: POST /orders/{id}/withdraw/abandon (idempotent by
- * itself: running it again answers like the replay) and POST /orders/{id}/withdraw (the order-level build is "safe to
- * retry": a repeat returns the pending withdrawal), where a replay and a second run cannot be told apart.
+ * Covered elsewhere: intent and confirm (idempotency.checks.ts). Not checked: POST /orders/{id}/withdraw/abandon
+ * (idempotent by itself: running it again answers like the replay) and POST /orders/{id}/withdraw (the order-level
+ * build is "safe to retry": a repeat returns the pending withdrawal), where a replay and a second run cannot be told
+ * apart.
  */
 
 /** A POST of `json` to `path` that always carries the same fresh X-Idempotency-Key, without transport retries. */
@@ -30,7 +33,8 @@ function keyedPost(t: CheckContext, user: Funded, path: string, json: unknown): 
 /** The first, keyed answer: a 2xx or a broken precondition. */
 async function firstAnswer(send: () => Promise<Exchange>, what: string): Promise<Exchange> {
   const first = await send();
-  if (!is2xx(first)) throw new SetupFailed(`${what} answered ${first.response.status} ${JSON.stringify(first.response.body).slice(0, 300)}`, first);
+  if (!is2xx(first))
+    throw new SetupFailed(`${what} answered ${first.response.status} ${JSON.stringify(first.response.body).slice(0, 300)}`, first);
   return first;
 }
 
@@ -43,66 +47,118 @@ async function expectReplay(t: CheckContext, send: () => Promise<Exchange>, what
   const replay = await send();
   t.expect('OA-IDEM-001', sameAnswer(first, replay), {
     documented: `${what} repeated with the same key and body replays the cached answer (${first.response.status}) instead of running again (${rerun})`,
-    received: failureOf(replay), exchange: replay,
+    received: failureOf(replay),
+    exchange: replay,
   });
 }
 
-export const pauseAndCancelReplayed = defineCheck({
-  name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
-  service: 'orders',
-  rules: ['OA-IDEM-001'],
-  profile: 'full',
-  needs: ['funding'],
-  async run(t: CheckContext) {
-    const { user, created } = await userWithOrder(t);
-    await expectReplay(t, keyedPost(t, user, `/orders/${created.orderId}/pause`, {}), 'pause of an active order', 'a pause of a paused order is a 4xx');
-    await expectReplay(t, keyedPost(t, user, `/orders/${created.orderId}/cancel`, { withdraw: false }), 'cancel of a paused order', 'a cancel of a cancelled order is NOT_CANCELLABLE');
-  },
-});
+/** A keyed action to replay: its request, what it is, and what running it again would do instead. */
+interface Replay {
+  send: () => Promise<Exchange>;
+  what: string;
+  rerun: string;
+}
 
-export const resumeReplayed = defineCheck({
-  name: 'resume-repeated-with-the-same-idempotency-key-replays-its-answer',
-  service: 'orders',
-  rules: ['OA-IDEM-001'],
-  profile: 'full',
-  needs: ['funding'],
-  async run(t: CheckContext) {
-    const { user, created } = await userWithOrder(t);
-    const paused = await act(t, user, created.orderId, 'pause');
-    if (!is2xx(paused)) throw new SetupFailed(`POST /orders/${created.orderId}/pause answered ${paused.response.status}`, paused);
-    const send = keyedPost(t, user, `/orders/${created.orderId}/resume`, {});
-    await expectReplay(t, send, 'resume of a paused DCA order', 'a resume of an active order is a 4xx');
+/**
+ * Keyed actions whose replay differs from a second run, one row per check: the state each needs is made first, then
+ * each action is sent twice with one key and its first answer expected back.
+ */
+const REPLAYED: ReadonlyArray<{ name: string; needs: Check['needs']; replays(t: CheckContext): Promise<Replay[]> }> = [
+  {
+    name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
+    needs: ['funding'],
+    replays: async (t) => {
+      const { user, created } = await userWithOrder(t);
+      return [
+        {
+          send: keyedPost(t, user, `/orders/${created.orderId}/pause`, {}),
+          what: 'pause of an active order',
+          rerun: 'a pause of a paused order is a 4xx',
+        },
+        {
+          send: keyedPost(t, user, `/orders/${created.orderId}/cancel`, { withdraw: false }),
+          what: 'cancel of a paused order',
+          rerun: 'a cancel of a cancelled order is NOT_CANCELLABLE',
+        },
+      ];
+    },
   },
-});
+  {
+    name: 'resume-repeated-with-the-same-idempotency-key-replays-its-answer',
+    needs: ['funding'],
+    replays: async (t) => {
+      const { user, created } = await userWithOrder(t);
+      const paused = await act(t, user, created.orderId, 'pause');
+      if (!is2xx(paused)) throw new SetupFailed(`POST /orders/${created.orderId}/pause answered ${paused.response.status}`, paused);
+      return [
+        {
+          send: keyedPost(t, user, `/orders/${created.orderId}/resume`, {}),
+          what: 'resume of a paused DCA order',
+          rerun: 'a resume of an active order is a 4xx',
+        },
+      ];
+    },
+  },
+  {
+    name: 'retry-repeated-with-the-same-idempotency-key-replays-its-answer',
+    needs: ['funding', 'clock', 'faults'],
+    replays: async (t) => {
+      const { user, created } = await failedDca(t);
+      return [
+        {
+          send: keyedPost(t, user, `/orders/${created.orderId}/retry`, {}),
+          what: 'retry of a failed DCA order',
+          rerun: 'a retry of an active order is a 4xx',
+        },
+      ];
+    },
+  },
+  {
+    name: 'dca-modify-confirm-repeated-with-the-same-idempotency-key-replays-its-answer',
+    needs: ['funding'],
+    replays: async (t) => {
+      const { user, created } = await userWithOrder(t);
+      const { signedTransaction } = await raiseTotal(t, user, created);
+      const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
+      const body = { signedTransaction, cyclesCompleted, config: { totalAmount: RAISED_TOTAL } };
+      return [
+        {
+          send: keyedPost(t, user, `/dca/${created.orderId}/modify/confirm`, body),
+          what: 'modify confirm of a raised totalAmount',
+          rerun: 'its modification lock is consumed',
+        },
+      ];
+    },
+  },
+  {
+    name: 'wallet-withdrawal-build-repeated-with-the-same-idempotency-key-replays-its-answer',
+    needs: ['funding'],
+    replays: async (t) => {
+      const user = await withdrawUser(t);
+      const body = { userPubkey: user.userPubkey, tokenMint: usdc(), amount: '1000000' };
+      return [
+        {
+          send: keyedPost(t, user, '/withdraw/transaction', body),
+          what: 'POST /withdraw/transaction of 1 USDC',
+          rerun: 'it builds a new transaction',
+        },
+      ];
+    },
+  },
+];
 
-export const retryReplayed = defineCheck({
-  name: 'retry-repeated-with-the-same-idempotency-key-replays-its-answer',
-  service: 'orders',
-  rules: ['OA-IDEM-001'],
-  profile: 'full',
-  needs: ['funding', 'clock', 'faults'],
-  async run(t: CheckContext) {
-    const { user, created } = await failedDca(t);
-    const send = keyedPost(t, user, `/orders/${created.orderId}/retry`, {});
-    await expectReplay(t, send, 'retry of a failed DCA order', 'a retry of an active order is a 4xx');
-  },
-});
-
-export const modifyConfirmReplayed = defineCheck({
-  name: 'dca-modify-confirm-repeated-with-the-same-idempotency-key-replays-its-answer',
-  service: 'orders',
-  rules: ['OA-IDEM-001'],
-  profile: 'full',
-  needs: ['funding'],
-  async run(t: CheckContext) {
-    const { user, created } = await dcaUser(t);
-    const { signedTransaction } = await raiseTotal(t, user, created);
-    const cyclesCompleted = Number((await readOrder(t, user, created)).cyclesCompleted ?? 0);
-    const body = { signedTransaction, cyclesCompleted, config: { totalAmount: RAISED_TOTAL } };
-    const send = keyedPost(t, user, `/dca/${created.orderId}/modify/confirm`, body);
-    await expectReplay(t, send, 'modify confirm of a raised totalAmount', 'its modification lock is consumed');
-  },
-});
+export const replayedActions = REPLAYED.map(({ name, needs, replays }) =>
+  defineCheck({
+    name,
+    service: 'orders',
+    rules: ['OA-IDEM-001'],
+    profile: 'full',
+    needs,
+    async run(t: CheckContext) {
+      for (const { send, what, rerun } of await replays(t)) await expectReplay(t, send, what, rerun);
+    },
+  }),
+);
 
 /** Confirms twice with one key: the replay answers the first confirm again and moves no further USDC. */
 async function expectConfirmReplay(t: CheckContext, user: Funded, send: () => Promise<Exchange>, what: string): Promise<void> {
@@ -112,7 +168,8 @@ async function expectConfirmReplay(t: CheckContext, user: Funded, send: () => Pr
   const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
   t.expect('OA-IDEM-001', sameAnswer(first, replay) && after === before, {
     documented: `${what} repeated with the same key and body replays the cached answer (${first.response.status}) and leaves totalBalance at ${before}`,
-    received: { ...failureOf(replay), totalBalanceAfter: after.toString() }, exchange: replay,
+    received: { ...failureOf(replay), totalBalanceAfter: after.toString() },
+    exchange: replay,
   });
 }
 
@@ -137,10 +194,8 @@ export const orderConfirmReplayed = defineCheck({
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
-    const user = await withdrawUser(t, '0');
-    const orderId = await cancelledOrder(t, user);
-    const built = builtTransaction(await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
-    abandonLater(t, user, orderId);
+    const { user, orderId } = await withdrawableOrder(t);
+    const built = await pendingOrderWithdrawal(t, user, orderId);
     const send = keyedPost(t, user, `/orders/${orderId}/withdraw/confirm`, { signedTransaction: signedWithdrawal(built, user) });
     await expectConfirmReplay(t, user, send, `POST /orders/${orderId}/withdraw/confirm`);
   },

@@ -1,7 +1,9 @@
+import { errorCode, failureOf } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { readOrder } from './actions.checks.ts';
-import { createOrder, failureOf, intentRequest, intentUser, type Created } from './orders.ts';
-import { asUser, errorCode } from './users.ts';
+import { createOrder, intentRequest, intentUser, type Created } from './orders.ts';
+import { readOrder } from './steps/actions.ts';
+import { expectError } from './steps/expect.ts';
+import { asUser } from './users.ts';
 
 /**
  * Isolation of users within one tenant: another user of the same partner reaches none of an order's actions, nor its
@@ -10,8 +12,20 @@ import { asUser, errorCode } from './users.ts';
  */
 
 /** The fields a change by the intruder would move. */
-const WATCHED = ['status', 'withdrawalStatus', 'totalAmount', 'amountPerCycle', 'cycleFrequencySeconds', 'amount', 'triggerPrice',
-  'currentTriggerPrice', 'expiresAt', 'trailingStopBps', 'cancelledAt', 'withdrawalRequestedAt'];
+const WATCHED = [
+  'status',
+  'withdrawalStatus',
+  'totalAmount',
+  'amountPerCycle',
+  'cycleFrequencySeconds',
+  'amount',
+  'triggerPrice',
+  'currentTriggerPrice',
+  'expiresAt',
+  'trailingStopBps',
+  'cancelledAt',
+  'withdrawalRequestedAt',
+];
 
 const watched = (order: Record<string, unknown>) => Object.fromEntries(WATCHED.map((name) => [name, order[name]]));
 
@@ -31,14 +45,21 @@ export const othersOrdersAreOutOfReach = defineCheck({
 
     // Every /orders/{orderId}/* action: 404 NOT_FOUND (OA-ERR-006).
     const actions: Array<[string, unknown]> = [
-      ['pause', {}], ['resume', {}], ['retry', {}], ['cancel', { withdraw: true, userPubkey: intruder.userPubkey }],
-      ['withdraw', {}], ['withdraw/confirm', { signedTransaction: 'AQAB' }], ['withdraw/abandon', {}],
+      ['pause', {}],
+      ['resume', {}],
+      ['retry', {}],
+      ['cancel', { withdraw: true, userPubkey: intruder.userPubkey }],
+      ['withdraw', {}],
+      ['withdraw/confirm', { signedTransaction: 'AQAB' }],
+      ['withdraw/abandon', {}],
     ];
     for (const order of [dca, stop]) {
       for (const [action, json] of actions) {
         const ex = await asUser(t, intruder.sub, { method: 'POST', path: `/orders/${order.orderId}/${action}`, json, retry: false });
-        t.expect('OA-ERR-006', ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND', {
-          documented: `POST /orders/{orderId}/${action} of another user's ${order.order.orderType} order: 404 NOT_FOUND`, received: failureOf(ex), exchange: ex,
+        expectError(t, 'OA-ERR-006', ex, {
+          status: 404,
+          codes: ['NOT_FOUND'],
+          documented: `POST /orders/{orderId}/${action} of another user's ${order.order.orderType} order: 404 NOT_FOUND`,
         });
       }
     }
@@ -47,20 +68,27 @@ export const othersOrdersAreOutOfReach = defineCheck({
     const changes: Array<[string, string, unknown]> = [
       ['PATCH', `/dca/${dca.orderId}`, { config: { totalAmount: '48000000' } }],
       ['PATCH', `/dca/${dca.orderId}`, { config: { cycleFrequencySeconds: 7200 } }],
-      ['POST', `/dca/${dca.orderId}/modify/confirm`, { signedTransaction: 'AQAB', cyclesCompleted: 0, config: { totalAmount: '48000000' } }],
+      [
+        'POST',
+        `/dca/${dca.orderId}/modify/confirm`,
+        { signedTransaction: 'AQAB', cyclesCompleted: 0, config: { totalAmount: '48000000' } },
+      ],
       ['PATCH', `/stop-loss/${stop.orderId}`, { config: { triggerPrice: '2' } }],
     ];
     for (const [method, path, json] of changes) {
       const ex = await asUser(t, intruder.sub, { method, path, json, retry: false });
       t.expect('OA-ERR-013', ex.response.status >= 400 && ex.response.status < 500, {
-        documented: `${method} ${path.replace(/[0-9a-f-]{36}/, '{orderId}')} of another user's order is refused (404 NOT_FOUND)`, received: failureOf(ex), exchange: ex,
+        documented: `${method} ${path.replace(/[0-9a-f-]{36}/, '{orderId}')} of another user's order is refused (404 NOT_FOUND)`,
+        received: failureOf(ex),
+        exchange: ex,
       });
-      if (errorCode(ex) !== 'NOT_FOUND') t.note(`${method} ${path} by another user answered ${ex.response.status} ${String(errorCode(ex))}, not 404 NOT_FOUND`);
+      if (errorCode(ex) !== 'NOT_FOUND')
+        t.note(`${method} ${path} by another user answered ${ex.response.status} ${String(errorCode(ex))}, not 404 NOT_FOUND`);
     }
 
     const after = [await read(dca), await read(stop)];
     t.expect('OA-ERR-013', JSON.stringify(after) === JSON.stringify(before), {
-      documented: 'the owner\'s orders read the same after another user tried every action and change on them',
+      documented: "the owner's orders read the same after another user tried every action and change on them",
       received: { before, after },
     });
   },

@@ -1,5 +1,6 @@
+import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { asUser, dataOf, is2xx, onboardedUser } from './users.ts';
+import { asUser, onboardedUser } from './users.ts';
 
 /** GET /me (User session and balances; Authentication 6): the identity of the request. */
 
@@ -14,13 +15,20 @@ export const meIsTheOnboardedIdentity = defineCheck({
     const user = await onboardedUser(t);
     const ex = await asUser(t, user.sub, { path: '/me' });
     const d = dataOf(ex);
-    t.expect('OA-ME-001', is2xx(ex) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string' && typeof d.sessionId === 'string', {
-      documented: '2xx with data {userId: string, walletAddress: string, sessionId: string}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
-    });
+    t.expect(
+      'OA-ME-001',
+      is2xx(ex) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string' && typeof d.sessionId === 'string',
+      {
+        documented: '2xx with data {userId: string, walletAddress: string, sessionId: string}',
+        received: { status: ex.response.status, body: ex.response.body },
+        exchange: ex,
+      },
+    );
     t.expect('OA-ME-002', d.sessionId === '', { documented: 'sessionId is always ""', received: d.sessionId, exchange: ex });
     t.expect('OA-ME-003', d.userId === user.userId && d.walletAddress === user.walletAddress, {
       documented: `the userId ${user.userId} and walletAddress ${user.walletAddress} onboarding returned for sub ${user.sub}`,
-      received: { userId: d.userId, walletAddress: d.walletAddress }, exchange: ex,
+      received: { userId: d.userId, walletAddress: d.walletAddress },
+      exchange: ex,
     });
   },
 });

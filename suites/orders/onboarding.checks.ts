@@ -1,11 +1,20 @@
+import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
 import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { randomToken } from '../shared/values.ts';
-import { expectErrorEnvelope } from './auth.checks.ts';
 import { runEnvironment, siwsChainId, siwsConfig, siwsNonce, siwsTemplate, type SiwsEnvironment } from './siws.ts';
+import { expectError, expectErrorEnvelope } from './steps/expect.ts';
 import {
-  asUser, canonicalSignIn, correctBody, dataOf, errorCode, is2xx, onboardedUser, postOnboard, servedRequest, serviceNow, testWallet, throwawayWallet,
+  asUser,
+  canonicalSignIn,
+  correctBody,
+  onboardedUser,
+  postOnboard,
+  servedRequest,
+  serviceNow,
+  testWallet,
+  throwawayWallet,
 } from './users.ts';
 
 /**
@@ -16,19 +25,25 @@ import {
  * would onboard the throwaway wallet (readonly sends safe methods only, suites/harness/safe-methods.ts).
  */
 
+/** A refused onboarding: `status` with one of `codes` for `what`, in the failure envelope (OA-ENV-002). */
 function expectRejection(t: CheckContext, rule: string, ex: Exchange, status: number, codes: readonly string[], what: string): void {
-  const code = errorCode(ex);
-  t.expect(rule, ex.response.status === status && codes.includes(code as string), {
-    documented: `${what}: ${status} ${codes.join(' or ')}`, received: { status: ex.response.status, code: code ?? '(none)', body: ex.response.body }, exchange: ex,
-  });
+  expectError(t, rule, ex, { status, codes, documented: `${what}: ${status} ${codes.join(' or ')}` });
   expectErrorEnvelope(t, ex);
 }
 
 /** A rejected onboarding of a fresh throwaway wallet, its body shaped by `make`. */
-function siwsRejection(name: string, rule: string, what: string,
-  make: (t: CheckContext, sub: string) => Promise<unknown>, codes: readonly string[] = ['SIWS_INVALID']): Check {
+function siwsRejection(
+  name: string,
+  rule: string,
+  what: string,
+  make: (t: CheckContext, sub: string) => Promise<unknown>,
+  codes: readonly string[] = ['SIWS_INVALID'],
+): Check {
   return defineCheck({
-    name, service: 'orders', rules: [rule, 'OA-ENV-002'], profile: 'full',
+    name,
+    service: 'orders',
+    rules: [rule, 'OA-ENV-002'],
+    profile: 'full',
     async run(t: CheckContext) {
       // The positive case first: the suite's canonical form signs a user in here (or the check skips).
       await canonicalSignIn(t);
@@ -54,18 +69,27 @@ export const onboardingWorks = defineCheck({
     const wallet = testWallet(t);
     const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
     if (ex.response.status === 400 && errorCode(ex) === 'SIWS_INVALID') {
-      t.rejectAssumption('siws-form', `the target rejects the suite's canonical SIWS sign-in (specs/siws.yaml; CONFORMANCE_SIWS_*) with 400 SIWS_INVALID: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+      t.rejectAssumption(
+        'siws-form',
+        `the target rejects the suite's canonical SIWS sign-in (specs/siws.yaml; CONFORMANCE_SIWS_*) with 400 SIWS_INVALID: ${JSON.stringify(ex.response.body).slice(0, 300)}`,
+      );
     }
     if (is2xx(ex)) t.confirm('siws-form');
     const d = dataOf(ex);
     t.expect('OA-ONB-001', is2xx(ex) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string', {
-      documented: '2xx with data {userId: string, walletAddress: string}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      documented: '2xx with data {userId: string, walletAddress: string}',
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
     });
     t.expect('OA-ENV-001', (ex.response.body as { success?: unknown }).success === true, {
-      documented: 'the success envelope {success: true, data}', received: ex.response.body, exchange: ex,
+      documented: 'the success envelope {success: true, data}',
+      received: ex.response.body,
+      exchange: ex,
     });
     t.expect('OA-ONB-002', d.walletAddress !== wallet.keypair.publicKey.toBase58(), {
-      documented: 'walletAddress is the manager, not the external wallet userPubkey', received: d.walletAddress, exchange: ex,
+      documented: 'walletAddress is the manager, not the external wallet userPubkey',
+      received: d.walletAddress,
+      exchange: ex,
     });
   },
 });
@@ -83,7 +107,8 @@ export const onboardingIsIdempotentBySub = defineCheck({
     const d = dataOf(ex);
     t.expect('OA-ONB-003', is2xx(ex) && d?.userId === first.userId && d.walletAddress === first.walletAddress, {
       documented: `the same data {userId: ${first.userId}, walletAddress: ${first.walletAddress}} for the same sub`,
-      received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
     });
   },
 });
@@ -102,13 +127,17 @@ export const siwsWindowAccepts = defineCheck({
     const offset = exact ? tolerance - 60 : Math.floor(tolerance / 2);
     const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair, { offsetSeconds: -offset }));
     t.expect('OA-ONB-010', is2xx(ex), {
-      documented: `Issued At ${offset} s before the service's time (window ±${tolerance} s) is accepted`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      documented: `Issued At ${offset} s before the service's time (window ±${tolerance} s) is accepted`,
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
     });
     // Ahead of the service's time too, but only against the target's own clock (a local clock may run behind it).
     if (!exact) return t.note('Issued At ahead of the service time not probed: the target offers no clock');
     const ahead = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair, { offsetSeconds: offset }));
     t.expect('OA-ONB-010', is2xx(ahead), {
-      documented: `Issued At ${offset} s after the service's time (window ±${tolerance} s) is accepted`, received: { status: ahead.response.status, body: ahead.response.body }, exchange: ahead,
+      documented: `Issued At ${offset} s after the service's time (window ±${tolerance} s) is accepted`,
+      received: { status: ahead.response.status, body: ahead.response.body },
+      exchange: ahead,
     });
   },
 });
@@ -129,59 +158,105 @@ export const siwsOf1024BytesAccepted = defineCheck({
     if (bytes !== max) t.skip(`could not build a ${max}-byte message (got ${bytes}): the Issued At length changed between renders`);
     const ex = await postOnboard(t, body);
     t.expect('OA-ONB-012', is2xx(ex), {
-      documented: `a canonical SIWS message of exactly ${max} bytes is accepted`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      documented: `a canonical SIWS message of exactly ${max} bytes is accepted`,
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
     });
   },
 });
 
 export const siwsRejections: Check[] = [
-  siwsRejection('siws-signature-over-other-bytes-is-rejected-with-siws-invalid', 'OA-ONB-006',
-    'a signature that does not verify over the exact message bytes', async (t, sub) => {
+  siwsRejection(
+    'siws-signature-over-other-bytes-is-rejected-with-siws-invalid',
+    'OA-ONB-006',
+    'a signature that does not verify over the exact message bytes',
+    async (t, sub) => {
       const w = throwawayWallet();
       const body = await correctBody(t, sub, w);
       const other = await correctBody(t, sub, w);
       return { ...body, siws: { message: body.siws.message, signature: other.siws.signature } };
-    }),
-  siwsRejection('siws-signed-by-another-wallet-is-rejected-with-siws-invalid', 'OA-ONB-011',
-    'a message naming userPubkey but signed by another key', async (t, sub) => correctBody(t, sub, throwawayWallet(), { signer: throwawayWallet() })),
-  siwsRejection('siws-naming-another-wallet-is-rejected-with-siws-invalid', 'OA-ONB-011',
-    'a message naming a wallet other than userPubkey, signed by that other wallet', async (t, sub) => {
+    },
+  ),
+  siwsRejection(
+    'siws-signed-by-another-wallet-is-rejected-with-siws-invalid',
+    'OA-ONB-011',
+    'a message naming userPubkey but signed by another key',
+    async (t, sub) => correctBody(t, sub, throwawayWallet(), { signer: throwawayWallet() }),
+  ),
+  siwsRejection(
+    'siws-naming-another-wallet-is-rejected-with-siws-invalid',
+    'OA-ONB-011',
+    'a message naming a wallet other than userPubkey, signed by that other wallet',
+    async (t, sub) => {
       const named = throwawayWallet();
       const body = await correctBody(t, sub, named);
       return { ...body, userPubkey: throwawayWallet().publicKey.toBase58() };
-    }),
-  siwsRejection('siws-issued-too-long-ago-is-rejected-with-siws-invalid', 'OA-ONB-009',
-    'Issued At more than 10 minutes before the service time', async (t, sub) => correctBody(t, sub, throwawayWallet(), { offsetSeconds: -(await outsideWindow(t)) })),
-  siwsRejection('siws-issued-in-the-future-is-rejected-with-siws-invalid', 'OA-ONB-009',
-    'Issued At more than 10 minutes after the service time', async (t, sub) => correctBody(t, sub, throwawayWallet(), { offsetSeconds: await outsideWindow(t) })),
-  siwsRejection('siws-with-crlf-line-endings-is-rejected-with-siws-invalid', 'OA-ONB-007',
-    'CRLF line endings (signed as sent)', async (t, sub) => correctBody(t, sub, throwawayWallet(), { lineEnding: '\r\n' })),
-  siwsRejection('siws-without-trailing-newline-is-rejected-with-siws-invalid', 'OA-ONB-008',
-    'no newline after the nonce line (signed as sent)', async (t, sub) => correctBody(t, sub, throwawayWallet(), { trailingNewline: false })),
+    },
+  ),
+  siwsRejection(
+    'siws-issued-too-long-ago-is-rejected-with-siws-invalid',
+    'OA-ONB-009',
+    'Issued At more than 10 minutes before the service time',
+    async (t, sub) => correctBody(t, sub, throwawayWallet(), { offsetSeconds: -(await outsideWindow(t)) }),
+  ),
+  siwsRejection(
+    'siws-issued-in-the-future-is-rejected-with-siws-invalid',
+    'OA-ONB-009',
+    'Issued At more than 10 minutes after the service time',
+    async (t, sub) => correctBody(t, sub, throwawayWallet(), { offsetSeconds: await outsideWindow(t) }),
+  ),
+  siwsRejection(
+    'siws-with-crlf-line-endings-is-rejected-with-siws-invalid',
+    'OA-ONB-007',
+    'CRLF line endings (signed as sent)',
+    async (t, sub) => correctBody(t, sub, throwawayWallet(), { lineEnding: '\r\n' }),
+  ),
+  siwsRejection(
+    'siws-without-trailing-newline-is-rejected-with-siws-invalid',
+    'OA-ONB-008',
+    'no newline after the nonce line (signed as sent)',
+    async (t, sub) => correctBody(t, sub, throwawayWallet(), { trailingNewline: false }),
+  ),
   // Over the limit the code is not given (UNKNOWNS part B, SIWS over 1024 bytes): SIWS_INVALID or BAD_REQUEST.
-  siwsRejection('siws-message-over-1024-bytes-is-rejected-with-400', 'OA-ONB-013',
-    'a canonical message of more than 1024 bytes (signed as sent)', async (t, sub) => {
+  siwsRejection(
+    'siws-message-over-1024-bytes-is-rejected-with-400',
+    'OA-ONB-013',
+    'a canonical message of more than 1024 bytes (signed as sent)',
+    async (t, sub) => {
       const max = siwsConfig().limits.maxBytes;
       return correctBody(t, sub, throwawayWallet(), { nonce: siwsNonce(max) });
-    }, ['SIWS_INVALID', 'BAD_REQUEST']),
+    },
+    ['SIWS_INVALID', 'BAD_REQUEST'],
+  ),
   // The canonical form beyond what the document fixes (specs/siws.yaml): the deployment's domain, chain id, lines.
-  siwsRejection('siws-naming-another-domain-is-rejected-with-siws-invalid', 'OA-ONB-020',
-    'a message naming another domain than the deployment\'s (signed as sent)', async (t, sub) =>
-      correctBody(t, sub, throwawayWallet(), { values: { domain: 'conformance.invalid' } })),
-  siwsRejection('siws-with-the-other-environments-chain-id-is-rejected-with-siws-invalid', 'OA-ONB-020',
-    'a message with the chain id of the other environment (signed as sent)', async (t, sub) => {
+  siwsRejection(
+    'siws-naming-another-domain-is-rejected-with-siws-invalid',
+    'OA-ONB-020',
+    "a message naming another domain than the deployment's (signed as sent)",
+    async (t, sub) => correctBody(t, sub, throwawayWallet(), { values: { domain: 'conformance.invalid' } }),
+  ),
+  siwsRejection(
+    'siws-with-the-other-environments-chain-id-is-rejected-with-siws-invalid',
+    'OA-ONB-020',
+    'a message with the chain id of the other environment (signed as sent)',
+    async (t, sub) => {
       const other = runEnvironment() === 'staging' ? 'production' : 'staging';
       const chainId = siwsConfig().chainId[other];
       if (chainId === siwsChainId()) t.skip(`both environments have chain id ${chainId} in the SIWS configuration`);
       return correctBody(t, sub, throwawayWallet(), { values: { chainId } });
-    }),
-  siwsRejection('siws-missing-a-template-line-is-rejected-with-siws-invalid', 'OA-ONB-020',
-    'a message without one line of the template (signed as sent)', async (t, sub) => {
+    },
+  ),
+  siwsRejection(
+    'siws-missing-a-template-line-is-rejected-with-siws-invalid',
+    'OA-ONB-020',
+    'a message without one line of the template (signed as sent)',
+    async (t, sub) => {
       // A fixed line (no placeholder, not empty): "Version: 1" in the default template.
       const line = siwsTemplate().findIndex((text) => text !== '' && !/\{\w+\}/.test(text));
       if (line < 0) t.skip('the configured SIWS template has no fixed line to leave out');
       return correctBody(t, sub, throwawayWallet(), { omitLine: line });
-    }),
+    },
+  ),
 ];
 
 export const managerPerUser = defineCheck({
@@ -195,11 +270,13 @@ export const managerPerUser = defineCheck({
     const wallet = throwawayWallet();
     const ex = await postOnboard(t, await correctBody(t, randomToken('conformance-sub'), wallet));
     const d = dataOf(ex);
-    if (!is2xx(ex) || typeof d?.walletAddress !== 'string') throw new SetupFailed(`onboarding a second user answered ${ex.response.status}`, ex);
+    if (!is2xx(ex) || typeof d?.walletAddress !== 'string')
+      throw new SetupFailed(`onboarding a second user answered ${ex.response.status}`, ex);
     const users = [first, { userPubkey: wallet.publicKey.toBase58(), walletAddress: d.walletAddress }];
     t.expect('OA-ONB-021', first.walletAddress !== d.walletAddress && users.every((u) => u.walletAddress !== u.userPubkey), {
       documented: 'two users of one tenant: two different walletAddress values (a manager per user), neither equal to its userPubkey',
-      received: users.map((u) => ({ userPubkey: u.userPubkey, walletAddress: u.walletAddress })), exchange: ex,
+      received: users.map((u) => ({ userPubkey: u.userPubkey, walletAddress: u.walletAddress })),
+      exchange: ex,
     });
   },
 });
@@ -234,7 +311,10 @@ export const invalidJsonIsBadRequest = defineCheck({
   profile: 'full',
   async run(t: CheckContext) {
     const ex = await servedRequest(t, {
-      method: 'POST', path: '/partner/onboard', body: '{"sub": "conformance", "userPubkey": ', headers: { 'content-type': 'application/json', 'X-Service-User': undefined },
+      method: 'POST',
+      path: '/partner/onboard',
+      body: '{"sub": "conformance", "userPubkey": ',
+      headers: { 'content-type': 'application/json', 'X-Service-User': undefined },
     });
     expectRejection(t, 'OA-ONB-005', ex, 400, ['BAD_REQUEST'], 'a body that is not valid JSON');
   },
@@ -249,9 +329,18 @@ export const tenantWithoutOnboarding = defineCheck({
   async run(t: CheckContext) {
     await canonicalSignIn(t);
     const tenant = await t.control.createTenant({ partnerOnboarding: false });
-    const body = await correctBody(t, randomToken('conformance-sub'), throwawayWallet(), { environment: tenant.environment as SiwsEnvironment });
+    const body = await correctBody(t, randomToken('conformance-sub'), throwawayWallet(), {
+      environment: tenant.environment as SiwsEnvironment,
+    });
     const ex = await postOnboard(t, body, tenant.apiKey);
-    expectRejection(t, 'OA-ONB-014', ex, 400, ['PARTNER_NOT_CONFIGURED'], 'a correct onboarding on a tenant not enabled for partner onboarding');
+    expectRejection(
+      t,
+      'OA-ONB-014',
+      ex,
+      400,
+      ['PARTNER_NOT_CONFIGURED'],
+      'a correct onboarding on a tenant not enabled for partner onboarding',
+    );
   },
 });
 
@@ -268,7 +357,14 @@ export const identityConflict = defineCheck({
     await onboardedUser(t, a);
     await onboardedUser(t, b);
     const ex = await postOnboard(t, await correctBody(t, a.sub, b.keypair));
-    expectRejection(t, 'OA-ONB-015', ex, 409, ['USER_PUBKEY_CONFLICT'], `sub ${a.sub} (bound to one wallet) with the wallet bound to ${b.sub}`);
+    expectRejection(
+      t,
+      'OA-ONB-015',
+      ex,
+      409,
+      ['USER_PUBKEY_CONFLICT'],
+      `sub ${a.sub} (bound to one wallet) with the wallet bound to ${b.sub}`,
+    );
   },
 });
 
@@ -289,7 +385,9 @@ export const ambiguousRebindings = defineCheck({
     for (const { what, body } of cases) {
       const ex = await postOnboard(t, body);
       t.expect('OA-ONB-016', is2xx(ex) || (ex.response.status === 409 && errorCode(ex) === 'USER_PUBKEY_CONFLICT'), {
-        documented: `${what}: 2xx or 409 USER_PUBKEY_CONFLICT`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+        documented: `${what}: 2xx or 409 USER_PUBKEY_CONFLICT`,
+        received: { status: ex.response.status, body: ex.response.body },
+        exchange: ex,
       });
       t.note(`${what}: ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
     }
@@ -310,8 +408,14 @@ export const walletNeedingConsent = defineCheck({
     const wallet = throwawayWallet();
     await t.control.setWalletState(wallet.publicKey.toBase58(), 'needs-user-consent');
     const ex = await postOnboard(t, await correctBody(t, randomToken('conformance-sub'), wallet));
-    expectRejection(t, 'OA-ONB-017', ex, 409, ['WALLET_NEEDS_USER_CONSENT'],
-      'a new sub with a wallet that exists with no manager set up, none attachable server-side');
+    expectRejection(
+      t,
+      'OA-ONB-017',
+      ex,
+      409,
+      ['WALLET_NEEDS_USER_CONSENT'],
+      'a new sub with a wallet that exists with no manager set up, none attachable server-side',
+    );
   },
 });
 
@@ -325,19 +429,33 @@ export const incompleteManager = defineCheck({
     const wallet = testWallet(t);
     const user = await onboardedUser(t, wallet);
     // The run's own wallet is never left incomplete, whatever happens below.
-    if (!wallet.generated) t.defer(async () => { await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair)); });
+    if (!wallet.generated)
+      t.defer(async () => {
+        await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
+      });
     await t.control.setWalletState(user.walletAddress, 'manager-incomplete');
     // The balances are read from the manager itself: a call that surely hits it (GET /me may only resolve the identity).
     const hit = await asUser(t, user.sub, { path: '/me/balance' });
-    expectRejection(t, 'OA-ONB-018', hit, 409, ['ONBOARDING_INCOMPLETE'], 'GET /me/balance of a user whose manager is not fully provisioned');
+    expectRejection(
+      t,
+      'OA-ONB-018',
+      hit,
+      409,
+      ['ONBOARDING_INCOMPLETE'],
+      'GET /me/balance of a user whose manager is not fully provisioned',
+    );
     // "Call onboard again, then retry."
     const again = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
     t.expect('OA-ONB-018', is2xx(again), {
-      documented: 'onboarding the same sub and wallet again answers 2xx', received: { status: again.response.status, body: again.response.body }, exchange: again,
+      documented: 'onboarding the same sub and wallet again answers 2xx',
+      received: { status: again.response.status, body: again.response.body },
+      exchange: again,
     });
     const retry = await asUser(t, user.sub, { path: '/me/balance' });
     t.expect('OA-ONB-018', is2xx(retry), {
-      documented: 'after onboarding again the same GET /me/balance succeeds', received: { status: retry.response.status, body: retry.response.body }, exchange: retry,
+      documented: 'after onboarding again the same GET /me/balance succeeds',
+      received: { status: retry.response.status, body: retry.response.body },
+      exchange: retry,
     });
   },
 });
@@ -353,7 +471,10 @@ export const provisioningFailures = defineCheck({
     const sub = randomToken('conformance-sub');
     const wallet = throwawayWallet();
     // A fresh SIWS message (new nonce, Issued At) each time: the same sub and wallet, never a replayed message.
-    for (const [mode, status] of [['upstream', 502], ['unexpected', 500]] as const) {
+    for (const [mode, status] of [
+      ['upstream', 502],
+      ['unexpected', 500],
+    ] as const) {
       await t.control.setFaults({ provisioning: mode });
       const ex = await postOnboard(t, await correctBody(t, sub, wallet));
       expectRejection(t, 'OA-ONB-019', ex, status, ['PROVISIONING_FAILED'], `onboarding a new user while provisioning fails (${mode})`);
@@ -362,8 +483,10 @@ export const provisioningFailures = defineCheck({
     const repeat = await postOnboard(t, await correctBody(t, sub, wallet));
     const d = dataOf(repeat);
     t.expect('OA-ONB-019', is2xx(repeat) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string', {
-      documented: 'PROVISIONING_FAILED is safe to retry: the same onboarding, repeated once provisioning works, answers 2xx {userId, walletAddress}',
-      received: { status: repeat.response.status, body: repeat.response.body }, exchange: repeat,
+      documented:
+        'PROVISIONING_FAILED is safe to retry: the same onboarding, repeated once provisioning works, answers 2xx {userId, walletAddress}',
+      received: { status: repeat.response.status, body: repeat.response.body },
+      exchange: repeat,
     });
   },
 });

@@ -6,16 +6,32 @@ import { INT, ISO_8601, ORDER_TYPES, UUID_V4 } from './orders.ts';
 
 /**
  * The passive order invariants (Resources and their fields: Order, Trigger-order fields; Conventions): facts every
- * Order object holds on every read. A check calls `expectOrderInvariants` on each order it reads and cites
- * USER_ORDER_RULES (user-scoped reads) or PARTNER_ORDER_RULES (`/partners/me/*` reads, where tenantId and
- * originatingPartner are omitted: OA-REP-002 instead of OA-SHAPE-004).
+ * Order object holds on every read. A check that calls `expectOrderInvariants` cites their rules literally (t.expect
+ * refuses a rule the check does not cite):
+ * - on every read: OA-SHAPE-002, OA-SHAPE-003, OA-SHAPE-008, OA-SHAPE-009, OA-FMT-001 to OA-FMT-006, and the lifecycle
+ *   rules OA-STATE-001, OA-STATE-003 to OA-STATE-007, OA-STATE-009 to OA-STATE-011, OA-OWD-008, OA-OWD-009, OA-DCA-002;
+ * - with a known owner and creation (user-scoped reads and the partner's own orders): OA-SHAPE-005 to OA-SHAPE-007;
+ * - user-scoped reads (tenantId and originatingPartner present): OA-SHAPE-004; `/partners/me/*` reads omit them
+ *   (OA-REP-002, judged by the caller).
  */
 
 export const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** OA-SHAPE-002: the fields every order carries. */
-const BASE_FIELDS = ['id', 'userId', 'walletAddress', 'outputRecipientAddress', 'orderType', 'status', 'previousStatus', 'inputMint',
-  'outputMint', 'createdAt', 'updatedAt', 'withdrawalStatus'];
+const BASE_FIELDS = [
+  'id',
+  'userId',
+  'walletAddress',
+  'outputRecipientAddress',
+  'orderType',
+  'status',
+  'previousStatus',
+  'inputMint',
+  'outputMint',
+  'createdAt',
+  'updatedAt',
+  'withdrawalStatus',
+];
 /** OA-FMT-001: amounts on an order (integer strings). */
 const AMOUNT_FIELDS = ['totalAmount', 'amountPerCycle', 'amountSpent', 'amountReceived', 'amount', 'minOutputAmount', 'amountRemaining'];
 /** OA-FMT-002: prices on an order (integer strings). */
@@ -24,18 +40,17 @@ const PRICE_FIELDS = ['triggerPrice', 'takeProfitPrice', 'stopLossPrice', 'curre
 const SCALE_FIELDS = ['priceDecimals', 'executedPriceDecimals'];
 /** OA-FMT-004: timestamps that are always set, and those that may be null. */
 const TIMESTAMPS = ['createdAt', 'updatedAt'];
-const NULLABLE_TIMESTAMPS = ['startAt', 'expiresAt', 'nextExecutionAt', 'lastExecutionAt', 'cancelledAt', 'completedAt', 'failedAt',
-  'withdrawalRequestedAt', 'withdrawalCompletedAt'];
-
-/** The lifecycle invariants (States and transitions; Order: previousStatus, withdrawalTxHash, DCA counters). */
-const LIFECYCLE_RULES = ['OA-STATE-001', 'OA-STATE-003', 'OA-STATE-004', 'OA-STATE-005', 'OA-STATE-006', 'OA-STATE-007', 'OA-STATE-009',
-  'OA-STATE-010', 'OA-STATE-011', 'OA-OWD-008', 'OA-OWD-009', 'OA-DCA-002'];
-const COMMON_RULES = ['OA-SHAPE-002', 'OA-SHAPE-003', 'OA-SHAPE-005', 'OA-SHAPE-006', 'OA-SHAPE-007', 'OA-SHAPE-008', 'OA-SHAPE-009',
-  'OA-FMT-001', 'OA-FMT-002', 'OA-FMT-003', 'OA-FMT-004', 'OA-FMT-005', 'OA-FMT-006', ...LIFECYCLE_RULES];
-export const USER_ORDER_RULES: readonly string[] = [...COMMON_RULES, 'OA-SHAPE-004'];
-export const PARTNER_ORDER_RULES: readonly string[] = COMMON_RULES;
-/** The rules judged on an order of a partner read whose owner and creation the check does not know (no OA-SHAPE-005..007). */
-export const UNOWNED_ORDER_RULES: readonly string[] = COMMON_RULES.filter((rule) => !['OA-SHAPE-005', 'OA-SHAPE-006', 'OA-SHAPE-007'].includes(rule));
+const NULLABLE_TIMESTAMPS = [
+  'startAt',
+  'expiresAt',
+  'nextExecutionAt',
+  'lastExecutionAt',
+  'cancelledAt',
+  'completedAt',
+  'failedAt',
+  'withdrawalRequestedAt',
+  'withdrawalCompletedAt',
+];
 
 /** Whose order it is, as GET /me and onboarding give it (OA-SHAPE-005, OA-SHAPE-006). */
 export interface OrderOwner {
@@ -61,45 +76,101 @@ export function expectOrderInvariants(t: CheckContext, order: unknown, c: Invari
   const exchange = c.exchange;
   const o = isObject(order) ? order : {};
   const missing = BASE_FIELDS.filter((k) => !(k in o));
-  t.expect('OA-SHAPE-002', isObject(order) && missing.length === 0, { documented: `an order object with ${BASE_FIELDS.join(', ')}`, received: { missing, order }, exchange });
-  t.expect('OA-SHAPE-003', (ORDER_TYPES as readonly unknown[]).includes(o.orderType), { documented: `orderType one of ${ORDER_TYPES.join(', ')}`, received: o.orderType, exchange });
-  t.expect('OA-FMT-005', typeof o.id === 'string' && UUID_V4.test(o.id), { documented: 'the order id is a UUIDv4 string', received: o.id, exchange });
+  t.expect('OA-SHAPE-002', isObject(order) && missing.length === 0, {
+    documented: `an order object with ${BASE_FIELDS.join(', ')}`,
+    received: { missing, order },
+    exchange,
+  });
+  t.expect('OA-SHAPE-003', (ORDER_TYPES as readonly unknown[]).includes(o.orderType), {
+    documented: `orderType one of ${ORDER_TYPES.join(', ')}`,
+    received: o.orderType,
+    exchange,
+  });
+  t.expect('OA-FMT-005', typeof o.id === 'string' && UUID_V4.test(o.id), {
+    documented: 'the order id is a UUIDv4 string',
+    received: o.id,
+    exchange,
+  });
   if (c.owner) {
     t.expect('OA-SHAPE-005', o.userId === c.owner.userId && o.walletAddress === c.owner.walletAddress, {
-      documented: `userId ${c.owner.userId} and walletAddress ${c.owner.walletAddress}, as GET /me gives them`, received: { userId: o.userId, walletAddress: o.walletAddress }, exchange,
+      documented: `userId ${c.owner.userId} and walletAddress ${c.owner.walletAddress}, as GET /me gives them`,
+      received: { userId: o.userId, walletAddress: o.walletAddress },
+      exchange,
     });
     t.expect('OA-SHAPE-006', o.outputRecipientAddress === c.owner.walletAddress || o.outputRecipientAddress === c.owner.userPubkey, {
-      documented: `outputRecipientAddress the manager ${c.owner.walletAddress} or the user's wallet ${c.owner.userPubkey}`, received: o.outputRecipientAddress, exchange,
+      documented: `outputRecipientAddress the manager ${c.owner.walletAddress} or the user's wallet ${c.owner.userPubkey}`,
+      received: o.outputRecipientAddress,
+      exchange,
     });
   }
   const atCreation = c.created?.get(String(o.id));
   if (atCreation !== undefined) {
     t.expect('OA-SHAPE-007', o.outputRecipientAddress === atCreation, {
-      documented: `outputRecipientAddress unchanged since creation (${atCreation})`, received: o.outputRecipientAddress, exchange,
+      documented: `outputRecipientAddress unchanged since creation (${atCreation})`,
+      received: o.outputRecipientAddress,
+      exchange,
     });
   }
-  t.expect('OA-FMT-006', typeof o.inputMint === 'string' && BASE58.test(o.inputMint) && typeof o.outputMint === 'string' && BASE58.test(o.outputMint), {
-    documented: 'inputMint and outputMint are base58 strings', received: { inputMint: o.inputMint, outputMint: o.outputMint }, exchange,
+  t.expect(
+    'OA-FMT-006',
+    typeof o.inputMint === 'string' && BASE58.test(o.inputMint) && typeof o.outputMint === 'string' && BASE58.test(o.outputMint),
+    {
+      documented: 'inputMint and outputMint are base58 strings',
+      received: { inputMint: o.inputMint, outputMint: o.outputMint },
+      exchange,
+    },
+  );
+  t.expect('OA-SHAPE-008', o.inputMint !== o.outputMint, {
+    documented: 'inputMint and outputMint differ',
+    received: { inputMint: o.inputMint, outputMint: o.outputMint },
+    exchange,
   });
-  t.expect('OA-SHAPE-008', o.inputMint !== o.outputMint, { documented: 'inputMint and outputMint differ', received: { inputMint: o.inputMint, outputMint: o.outputMint }, exchange });
-  t.expect('OA-SHAPE-009', !('platformFeeBpsOverride' in o) || o.platformFeeBpsOverride === undefined || Number.isInteger(o.platformFeeBpsOverride), {
-    documented: 'platformFeeBpsOverride, when present, is an integer', received: o.platformFeeBpsOverride, exchange,
-  });
+  t.expect(
+    'OA-SHAPE-009',
+    !('platformFeeBpsOverride' in o) || o.platformFeeBpsOverride === undefined || Number.isInteger(o.platformFeeBpsOverride),
+    {
+      documented: 'platformFeeBpsOverride, when present, is an integer',
+      received: o.platformFeeBpsOverride,
+      exchange,
+    },
+  );
   const badAmounts = AMOUNT_FIELDS.filter((k) => present(o, k) && !(typeof o[k] === 'string' && INT.test(o[k])));
-  t.expect('OA-FMT-001', badAmounts.length === 0, { documented: 'amount fields are integer strings', received: Object.fromEntries(badAmounts.map((k) => [k, o[k]])), exchange });
+  t.expect('OA-FMT-001', badAmounts.length === 0, {
+    documented: 'amount fields are integer strings',
+    received: Object.fromEntries(badAmounts.map((k) => [k, o[k]])),
+    exchange,
+  });
   const badPrices = PRICE_FIELDS.filter((k) => present(o, k) && !(typeof o[k] === 'string' && INT.test(o[k])));
-  t.expect('OA-FMT-002', badPrices.length === 0, { documented: 'price fields are integer strings', received: Object.fromEntries(badPrices.map((k) => [k, o[k]])), exchange });
+  t.expect('OA-FMT-002', badPrices.length === 0, {
+    documented: 'price fields are integer strings',
+    received: Object.fromEntries(badPrices.map((k) => [k, o[k]])),
+    exchange,
+  });
   const badScales = SCALE_FIELDS.filter((k) => present(o, k) && !Number.isInteger(o[k]));
-  t.expect('OA-FMT-003', badScales.length === 0, { documented: 'scale fields are JSON integers', received: Object.fromEntries(badScales.map((k) => [k, o[k]])), exchange });
+  t.expect('OA-FMT-003', badScales.length === 0, {
+    documented: 'scale fields are JSON integers',
+    received: Object.fromEntries(badScales.map((k) => [k, o[k]])),
+    exchange,
+  });
   const iso = (v: unknown) => typeof v === 'string' && ISO_8601.test(v) && !Number.isNaN(Date.parse(v));
   const badTimes = [...TIMESTAMPS.filter((k) => !iso(o[k])), ...NULLABLE_TIMESTAMPS.filter((k) => present(o, k) && !iso(o[k]))];
-  t.expect('OA-FMT-004', badTimes.length === 0, { documented: 'timestamps are ISO-8601 strings (or null where nullable)', received: Object.fromEntries(badTimes.map((k) => [k, o[k]])), exchange });
+  t.expect('OA-FMT-004', badTimes.length === 0, {
+    documented: 'timestamps are ISO-8601 strings (or null where nullable)',
+    received: Object.fromEntries(badTimes.map((k) => [k, o[k]])),
+    exchange,
+  });
   expectLifecycleInvariants(t, o, exchange);
   if (c.scope === 'user') {
     const partner = o.originatingPartner;
-    t.expect('OA-SHAPE-004', typeof o.tenantId === 'string' && isObject(partner) && typeof partner.id === 'string' && typeof partner.name === 'string', {
-      documented: 'a user-scoped read carries tenantId (string) and originatingPartner {id: string, name: string}', received: { tenantId: o.tenantId, originatingPartner: partner }, exchange,
-    });
+    t.expect(
+      'OA-SHAPE-004',
+      typeof o.tenantId === 'string' && isObject(partner) && typeof partner.id === 'string' && typeof partner.name === 'string',
+      {
+        documented: 'a user-scoped read carries tenantId (string) and originatingPartner {id: string, name: string}',
+        received: { tenantId: o.tenantId, originatingPartner: partner },
+        exchange,
+      },
+    );
   }
 }
 
@@ -130,44 +201,80 @@ export function isSignature(value: unknown): boolean {
 function expectLifecycleInvariants(t: CheckContext, o: Record<string, unknown>, exchange: Exchange): void {
   const status = o.status;
   const passing = PASSING.includes(status as string);
-  t.expect('OA-STATE-001', STATUSES.includes(status as string), { documented: `status one of ${STATUSES.join(', ')}`, received: status, exchange });
+  t.expect('OA-STATE-001', STATUSES.includes(status as string), {
+    documented: `status one of ${STATUSES.join(', ')}`,
+    received: status,
+    exchange,
+  });
   t.expect('OA-STATE-003', !TRIGGER_TYPES.includes(o.orderType as string) || (status !== 'pending' && status !== 'pending_modification'), {
-    documented: 'a trigger order is never pending nor pending_modification', received: { orderType: o.orderType, status }, exchange,
+    documented: 'a trigger order is never pending nor pending_modification',
+    received: { orderType: o.orderType, status },
+    exchange,
   });
   t.expect('OA-STATE-004', !passing || (o.previousStatus !== null && o.previousStatus !== undefined), {
-    documented: `previousStatus set while ${String(status)}`, received: { status, previousStatus: o.previousStatus }, exchange,
+    documented: `previousStatus set while ${String(status)}`,
+    received: { status, previousStatus: o.previousStatus },
+    exchange,
   });
   t.expect('OA-STATE-005', passing || o.previousStatus === null, {
-    documented: 'previousStatus null unless the order is executing or pending_modification', received: { status, previousStatus: o.previousStatus }, exchange,
+    documented: 'previousStatus null unless the order is executing or pending_modification',
+    received: { status, previousStatus: o.previousStatus },
+    exchange,
   });
-  t.expect('OA-STATE-006', o.previousStatus === null || o.previousStatus === undefined || (STATUSES.includes(o.previousStatus as string) && !PASSING.includes(o.previousStatus as string)), {
-    documented: 'previousStatus, when set, is a resting status (neither executing nor pending_modification)', received: { status, previousStatus: o.previousStatus }, exchange,
-  });
+  t.expect(
+    'OA-STATE-006',
+    o.previousStatus === null ||
+      o.previousStatus === undefined ||
+      (STATUSES.includes(o.previousStatus as string) && !PASSING.includes(o.previousStatus as string)),
+    {
+      documented: 'previousStatus, when set, is a resting status (neither executing nor pending_modification)',
+      received: { status, previousStatus: o.previousStatus },
+      exchange,
+    },
+  );
   t.expect('OA-STATE-007', ['none', 'pending', 'completed'].includes(o.withdrawalStatus as string), {
-    documented: 'withdrawalStatus one of none, pending, completed', received: o.withdrawalStatus, exchange,
+    documented: 'withdrawalStatus one of none, pending, completed',
+    received: o.withdrawalStatus,
+    exchange,
   });
   t.expect('OA-STATE-009', status !== 'failed' || (typeof o.failureReason === 'string' && o.failureReason !== ''), {
-    documented: 'a failed order has a non-empty failureReason', received: { status, failureReason: o.failureReason }, exchange,
+    documented: 'a failed order has a non-empty failureReason',
+    received: { status, failureReason: o.failureReason },
+    exchange,
   });
   const stamp = STATE_TIMESTAMPS[status as string];
   t.expect('OA-STATE-010', stamp === undefined || present(o, stamp), {
-    documented: `${String(stamp)} set on a ${String(status)} order`, received: { status, [String(stamp)]: stamp === undefined ? undefined : o[stamp] }, exchange,
+    documented: `${String(stamp)} set on a ${String(status)} order`,
+    received: { status, [String(stamp)]: stamp === undefined ? undefined : o[stamp] },
+    exchange,
   });
   t.expect('OA-STATE-011', !TERMINAL.includes(status as string) || !present(o, 'nextExecutionAt'), {
-    documented: 'nextExecutionAt null on a terminal order', received: { status, nextExecutionAt: o.nextExecutionAt }, exchange,
+    documented: 'nextExecutionAt null on a terminal order',
+    received: { status, nextExecutionAt: o.nextExecutionAt },
+    exchange,
   });
   t.expect('OA-OWD-008', o.withdrawalStatus === 'completed' || !present(o, 'withdrawalTxHash'), {
-    documented: 'withdrawalTxHash null while withdrawalStatus is none or pending', received: { withdrawalStatus: o.withdrawalStatus, withdrawalTxHash: o.withdrawalTxHash }, exchange,
+    documented: 'withdrawalTxHash null while withdrawalStatus is none or pending',
+    received: { withdrawalStatus: o.withdrawalStatus, withdrawalTxHash: o.withdrawalTxHash },
+    exchange,
   });
   t.expect('OA-OWD-009', !present(o, 'withdrawalTxHash') || isSignature(o.withdrawalTxHash), {
-    documented: 'withdrawalTxHash, when set, is a real signature (base58 of 64 bytes), never a placeholder', received: o.withdrawalTxHash, exchange,
+    documented: 'withdrawalTxHash, when set, is a real signature (base58 of 64 bytes), never a placeholder',
+    received: o.withdrawalTxHash,
+    exchange,
   });
   if (o.orderType === 'dca') {
     const done = o.cyclesCompleted;
     const total = o.totalCycles;
-    t.expect('OA-DCA-002', Number.isInteger(done) && Number.isInteger(total) && (done as number) >= 0 && (done as number) <= (total as number), {
-      documented: 'cyclesCompleted and totalCycles integers with 0 <= cyclesCompleted <= totalCycles', received: { cyclesCompleted: done, totalCycles: total }, exchange,
-    });
+    t.expect(
+      'OA-DCA-002',
+      Number.isInteger(done) && Number.isInteger(total) && (done as number) >= 0 && (done as number) <= (total as number),
+      {
+        documented: 'cyclesCompleted and totalCycles integers with 0 <= cyclesCompleted <= totalCycles',
+        received: { cyclesCompleted: done, totalCycles: total },
+        exchange,
+      },
+    );
   }
 }
 
@@ -177,6 +284,8 @@ const FEE_SNAPSHOT = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 
 export function expectFeeSnapshotWhole(t: CheckContext, row: Record<string, unknown>, exchange: Exchange): void {
   const set = FEE_SNAPSHOT.filter((k) => row[k] !== null && row[k] !== undefined);
   t.expect('OA-EXEC-017', set.length === 0 || set.length === FEE_SNAPSHOT.length, {
-    documented: `${FEE_SNAPSHOT.join(', ')} all set or all null`, received: Object.fromEntries(FEE_SNAPSHOT.map((k) => [k, row[k]])), exchange,
+    documented: `${FEE_SNAPSHOT.join(', ')} all set or all null`,
+    received: Object.fromEntries(FEE_SNAPSHOT.map((k) => [k, row[k]])),
+    exchange,
   });
 }

@@ -15,5 +15,6 @@ afterAll(async () => {
   await checksSettled();
   const report = await cleanUpCreatedOrders(env);
   console.log(describeCleanup(report));
-  if (process.env.CONFORMANCE_CLEANUP_FILE) writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${escapeControlsInJson(redact(JSON.stringify(report, null, 2)))}\n`);
+  if (process.env.CONFORMANCE_CLEANUP_FILE)
+    writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${escapeControlsInJson(redact(JSON.stringify(report, null, 2)))}\n`);
 }, 600_000);

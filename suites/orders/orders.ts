@@ -1,12 +1,21 @@
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
 import type { CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
-import { associatedTokenAccount, NATIVE_MINT, SigningRefused, signForStep, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type GateUser } from './signing-gate.ts';
-import { USDC_MINT, USDT_MINT } from './balance.checks.ts';
+import {
+  associatedTokenAccount,
+  NATIVE_MINT,
+  SigningRefused,
+  signForStep,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  type GateUser,
+} from './signing-gate.ts';
+import { USDC_MINT, USDT_MINT } from './mints.ts';
 import { fill, orderTemplates } from './templates.ts';
-import { asUser, dataOf, errorCode, is2xx, onboardedUser, testWallet, type OnboardedUser } from './users.ts';
+import { asUser, onboardedUser, testWallet, type OnboardedUser } from './users.ts';
 
 /**
  * Order creation as every orders check needs it: the assumed intent templates of the five order types (UNKNOWNS.md
@@ -70,11 +79,21 @@ export interface IntentOverrides {
 /** The default values of each order type (their names are the template placeholders). */
 export function defaultConfig(orderType: OrderType): Record<string, unknown> {
   switch (orderType) {
-    case 'dca': return { totalAmount: DCA_TOTAL, amountPerCycle: DCA_PER_CYCLE, cycleFrequencySeconds: DCA_FREQUENCY };
-    case 'stop_loss': return { amount: TRIGGER_AMOUNT, triggerPrice: UNREACHABLE_LOW_PRICE, priceDecimals: PRICE_DECIMALS };
-    case 'take_profit': return { amount: TRIGGER_AMOUNT, triggerPrice: UNREACHABLE_HIGH_PRICE, priceDecimals: PRICE_DECIMALS };
-    case 'oco': return { amount: TRIGGER_AMOUNT, stopLossPrice: UNREACHABLE_LOW_PRICE, takeProfitPrice: UNREACHABLE_HIGH_PRICE, priceDecimals: PRICE_DECIMALS };
-    case 'slice': return { amount: TRIGGER_AMOUNT, sliceCount: 3 };
+    case 'dca':
+      return { totalAmount: DCA_TOTAL, amountPerCycle: DCA_PER_CYCLE, cycleFrequencySeconds: DCA_FREQUENCY };
+    case 'stop_loss':
+      return { amount: TRIGGER_AMOUNT, triggerPrice: UNREACHABLE_LOW_PRICE, priceDecimals: PRICE_DECIMALS };
+    case 'take_profit':
+      return { amount: TRIGGER_AMOUNT, triggerPrice: UNREACHABLE_HIGH_PRICE, priceDecimals: PRICE_DECIMALS };
+    case 'oco':
+      return {
+        amount: TRIGGER_AMOUNT,
+        stopLossPrice: UNREACHABLE_LOW_PRICE,
+        takeProfitPrice: UNREACHABLE_HIGH_PRICE,
+        priceDecimals: PRICE_DECIMALS,
+      };
+    case 'slice':
+      return { amount: TRIGGER_AMOUNT, sliceCount: 3 };
   }
 }
 
@@ -93,10 +112,16 @@ export function valuesOf(request: IntentRequest): Readonly<Record<string, unknow
  */
 export function intentRequest(orderType: OrderType, over: IntentOverrides = {}): IntentRequest {
   const template = orderTemplates()[orderType];
-  if (!template) throw new Error(`no request template for order type ${orderType} (specs/order-templates.yaml, CONFORMANCE_ORDER_TEMPLATES)`);
+  if (!template)
+    throw new Error(`no request template for order type ${orderType} (specs/order-templates.yaml, CONFORMANCE_ORDER_TEMPLATES)`);
   const values: Record<string, unknown> = {
-    orderType, inputMint: over.inputMint ?? usdc(), outputMint: over.outputMint ?? NATIVE_MINT,
-    onboardIfNeeded: over.onboardIfNeeded, userPubkey: over.userPubkey, ...defaultConfig(orderType), ...(over.config ?? {}),
+    orderType,
+    inputMint: over.inputMint ?? usdc(),
+    outputMint: over.outputMint ?? NATIVE_MINT,
+    onboardIfNeeded: over.onboardIfNeeded,
+    userPubkey: over.userPubkey,
+    ...defaultConfig(orderType),
+    ...(over.config ?? {}),
   };
   const used = new Set<string>();
   const body = fill(template, values, used) as Record<string, unknown>;
@@ -122,7 +147,12 @@ export function depositAmount(request: IntentRequest): string {
  * POST /orders/intent as `sub`. A body made by intentRequest rests on its type's template (assumptions.ts
  * `intent-template`): sending it exercises the template, a 2xx confirms it for this check.
  */
-export async function postIntent(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {
+export async function postIntent(
+  t: CheckContext,
+  sub: string,
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+): Promise<Exchange> {
   const type = isObject(body) ? askedFor.get(body)?.orderType : undefined;
   if (typeof type === 'string') t.exercise('intent-template', type);
   const ex = await asUser(t, sub, { method: 'POST', path: '/orders/intent', json: body, headers });
@@ -130,7 +160,12 @@ export async function postIntent(t: CheckContext, sub: string, body: unknown, he
   return ex;
 }
 
-export async function postConfirm(t: CheckContext, sub: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Exchange> {
+export async function postConfirm(
+  t: CheckContext,
+  sub: string,
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+): Promise<Exchange> {
   return await asUser(t, sub, { method: 'POST', path: '/orders/confirm', json: body, headers });
 }
 
@@ -163,7 +198,11 @@ export async function fundUser(t: CheckContext, wallet: string, usdcAmount = '10
 export function skipIfTemplateRejected(t: CheckContext, ex: Exchange): void {
   if (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') {
     const type = /"orderType":"([a-z_]+)"/.exec(ex.request.body ?? '')?.[1] ?? 'intent';
-    t.rejectAssumption('intent-template', `the target rejects the assumed ${type} intent template (UNKNOWNS.md O7; this deployment's templates go in a file named by CONFORMANCE_ORDER_TEMPLATES) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`, type);
+    t.rejectAssumption(
+      'intent-template',
+      `the target rejects the assumed ${type} intent template (UNKNOWNS.md O7; this deployment's templates go in a file named by CONFORMANCE_ORDER_TEMPLATES) with 400 VALIDATION_ERROR: ${JSON.stringify(ex.response.body).slice(0, 300)}`,
+      type,
+    );
   }
 }
 
@@ -176,12 +215,20 @@ export interface Intent {
 }
 
 /** A pending order of `user` (a broken intent is a broken precondition here, not the confirm rule). */
-export async function pendingIntent(t: CheckContext, user: Funded, request: IntentRequest = dcaRequest(), headers: Record<string, string | undefined> = {}): Promise<Intent> {
+export async function pendingIntent(
+  t: CheckContext,
+  user: Funded,
+  request: IntentRequest = dcaRequest(),
+  headers: Record<string, string | undefined> = {},
+): Promise<Intent> {
   const ex = await postIntent(t, user.sub, request, headers);
   skipIfTemplateRejected(t, ex);
   const data = dataOf(ex);
   if (!is2xx(ex) || typeof data?.transaction !== 'string' || typeof data.pendingOrderId !== 'string') {
-    throw new SetupFailed(`POST /orders/intent (${String(request.orderType)}) answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
+    throw new SetupFailed(
+      `POST /orders/intent (${String(request.orderType)}) answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`,
+      ex,
+    );
   }
   return { ex, request, data, transaction: data.transaction, pendingOrderId: data.pendingOrderId };
 }
@@ -200,7 +247,10 @@ export async function createOrder(t: CheckContext, user: Funded, request: Intent
   const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
   const d = dataOf(confirm);
   if (!is2xx(confirm) || !isObject(d?.order) || typeof d.order.id !== 'string') {
-    throw new SetupFailed(`POST /orders/confirm (${String(request.orderType)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`, confirm);
+    throw new SetupFailed(
+      `POST /orders/confirm (${String(request.orderType)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`,
+      confirm,
+    );
   }
   return { intent, confirm, order: d.order, orderId: d.order.id, txSignature: String(d.txSignature) };
 }
@@ -219,8 +269,11 @@ export function decodeTransaction(base64: string): Transaction | undefined {
  * manager is signed; anything else fails OA-INT-018 unsigned. `transaction` replaces the intent's own (a probe that
  * changed it: `suiteTampered`).
  */
-export function signedDeposit(intent: { data: Record<string, unknown>; ex?: Exchange; request?: IntentRequest }, user: Funded,
-  opts: { transaction?: string; suiteTampered?: boolean } = {}): string {
+export function signedDeposit(
+  intent: { data: Record<string, unknown>; ex?: Exchange; request?: IntentRequest },
+  user: Funded,
+  opts: { transaction?: string; suiteTampered?: boolean } = {},
+): string {
   const { data, ex } = intent;
   const step = { kind: 'deposit' as const, inputMint: String(data.inputMint), inputAmount: 0n, feeLamports: 0n };
   const problems: string[] = [];
@@ -228,9 +281,14 @@ export function signedDeposit(intent: { data: Record<string, unknown>; ex?: Exch
   else problems.push(`the intent's inputAmount ${JSON.stringify(data.inputAmount)} is no integer string`);
   if (typeof data.feeLamports === 'string' && INT.test(data.feeLamports)) step.feeLamports = BigInt(data.feeLamports);
   else problems.push(`the intent's feeLamports ${JSON.stringify(data.feeLamports)} is no integer string`);
-  const asked = intent.request && askedFor.has(intent.request) ? { mint: String(valuesOf(intent.request).inputMint), amount: depositAmount(intent.request) } : undefined;
+  const asked =
+    intent.request && askedFor.has(intent.request)
+      ? { mint: String(valuesOf(intent.request).inputMint), amount: depositAmount(intent.request) }
+      : undefined;
   if (asked && (asked.mint !== step.inputMint || asked.amount !== String(data.inputAmount))) {
-    problems.push(`the intent asks for a deposit of ${String(data.inputAmount)} of ${step.inputMint}; the request was for ${asked.amount} of ${asked.mint}`);
+    problems.push(
+      `the intent asks for a deposit of ${String(data.inputAmount)} of ${step.inputMint}; the request was for ${asked.amount} of ${asked.mint}`,
+    );
   }
   const base64 = opts.transaction ?? data.transaction;
   if (typeof base64 !== 'string') problems.push('the intent carries no transaction');
@@ -250,11 +308,16 @@ export function signedWithdrawal({ ex: build, base64 }: { ex: Exchange; base64: 
     try {
       const body = JSON.parse(build.request.body ?? '{}') as Record<string, unknown>;
       if (typeof body.tokenMint === 'string') mints = [body.tokenMint];
-    } catch { /* a body the suite did not write as JSON: the mints stay open, the destination does not */ }
+    } catch {
+      /* a body the suite did not write as JSON: the mints stay open, the destination does not */
+    }
   } else {
-    const preview = (dataOf(build) ?? {}).withdrawalAmounts;
+    const preview = dataOf(build)?.withdrawalAmounts;
     const rows = Array.isArray(preview) ? preview : isObject(preview) ? Object.entries(preview).map(([mint]) => ({ mint })) : [];
-    mints = rows.filter(isObject).map((row) => row.mint).filter((mint): mint is string => typeof mint === 'string');
+    mints = rows
+      .filter(isObject)
+      .map((row) => row.mint)
+      .filter((mint): mint is string => typeof mint === 'string');
   }
   return signForStep(base64, { kind: wallet ? 'wallet-withdrawal' : 'order-withdrawal', mints }, user, { exchange: build });
 }
@@ -286,7 +349,13 @@ export function depositedTo(tx: Transaction, manager: string, mint: string): { a
 /** Lamports the transaction's system transfers move from `from` (to anyone). */
 export function lamportTransfers(tx: Transaction, from: string): bigint[] {
   return tx.instructions
-    .filter((ix) => ix.programId.equals(SystemProgram.programId) && ix.data.length >= 12 && ix.data.readUInt32LE(0) === 2 && ix.keys[0]?.pubkey.toBase58() === from)
+    .filter(
+      (ix) =>
+        ix.programId.equals(SystemProgram.programId) &&
+        ix.data.length >= 12 &&
+        ix.data.readUInt32LE(0) === 2 &&
+        ix.keys[0]?.pubkey.toBase58() === from,
+    )
     .map((ix) => ix.data.readBigUInt64LE(4));
 }
 
@@ -297,9 +366,17 @@ export function lamportTransfers(tx: Transaction, from: string): bigint[] {
  */
 export function signedModify(patch: Exchange, base64: string, user: GateUser, order: Record<string, unknown>, totalAmount: string): string {
   const before = typeof order.totalAmount === 'string' && INT.test(order.totalAmount) ? BigInt(order.totalAmount) : undefined;
-  const step = { kind: 'dca-modify' as const, inputMint: String(order.inputMint), raise: before === undefined ? 0n : BigInt(totalAmount) - before };
-  if (before === undefined) throw new SigningRefused(step, [`the order's totalAmount ${JSON.stringify(order.totalAmount)} is no integer string: the raise is unknown`], [], patch);
+  const step = {
+    kind: 'dca-modify' as const,
+    inputMint: String(order.inputMint),
+    raise: before === undefined ? 0n : BigInt(totalAmount) - before,
+  };
+  if (before === undefined)
+    throw new SigningRefused(
+      step,
+      [`the order's totalAmount ${JSON.stringify(order.totalAmount)} is no integer string: the raise is unknown`],
+      [],
+      patch,
+    );
   return signForStep(base64, step, user, { exchange: patch });
 }
-
-export const failureOf = (ex: Exchange) => ({ status: ex.response.status, code: errorCode(ex) ?? '(none)', body: ex.response.body });

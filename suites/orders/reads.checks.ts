@@ -1,120 +1,100 @@
 import { randomUUID } from 'node:crypto';
+import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { SetupFailed, Skipped } from '../harness/failure.ts';
+import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
-import { expectOrderInvariants, expectRowInvariants, USER_ORDER_RULES, type OrderOwner } from './order-invariants.ts';
+import { expectOrderInvariants, expectRowInvariants } from './order-invariants.ts';
 import {
-  type Created, createOrder, FIVE_MINUTES_MS, type Funded, fundUser, INT, intentRequest, intentUser, ISO_8601, ORDER_TYPES, type OrderType, pendingIntent, postConfirm, signedDeposit, TERMINAL_STATUSES, UUID_V4,
+  FIVE_MINUTES_MS,
+  type Funded,
+  ISO_8601,
+  ORDER_TYPES,
+  type OrderType,
+  pendingIntent,
+  postConfirm,
+  signedDeposit,
+  TERMINAL_STATUSES,
 } from './orders.ts';
-import { asUser, dataOf, errorCode, is2xx } from './users.ts';
+import { cancelledDca } from './steps/actions.ts';
+import { expectExecutionRows } from './steps/executions.ts';
+import { expectError } from './steps/expect.ts';
+import {
+  DETAIL_PATHS,
+  idsIn,
+  LIST_CAP,
+  ORDER_STATUSES,
+  ordersOfEveryType,
+  reader,
+  recipients,
+  rowsOf,
+  TYPE_FIELDS,
+} from './steps/reads.ts';
+import { asUser } from './users.ts';
 
 /**
- * Orders: read (user-scoped, GET): the order lists and their filters, the pending-order lists, the five per-type
+ * Orders: read (areas READ, DET; user-scoped, GET): the order lists and their filters, the pending-order lists, the five per-type
  * detail endpoints, executions and the deposit record; every order read also holds the passive order invariants
  * (order-invariants.ts). Orders come from the assumed intent templates (UNKNOWNS.md O7): DCA always; each other type
  * whose template the target rejects (400 VALIDATION_ERROR) or does not serve (404) is left out with a note.
  */
 
-export const ORDER_STATUSES = ['pending', 'active', 'executing', 'pending_modification', 'paused', 'completed', 'cancelled', 'failed', 'expired'];
-export const LIST_CAP = 500;
-
-/** The detail endpoint of each order type. */
-export const DETAIL_PATHS: Record<OrderType, string> = {
-  dca: '/dca', stop_loss: '/stop-loss', take_profit: '/take-profit', oco: '/oco', slice: '/slice',
-};
-
-/** The fields each per-type detail adds to the base Order (OA-DET-001..004; the slice order's own are not shown, O2). */
-export const TYPE_FIELDS: Record<OrderType, readonly string[]> = {
-  dca: ['totalAmount', 'amountPerCycle', 'cycleFrequencySeconds', 'cyclesCompleted', 'totalCycles'],
-  stop_loss: ['amount', 'triggerPrice', 'priceDecimals', 'priceBasis', 'currentTriggerPrice'],
-  take_profit: ['amount', 'triggerPrice', 'priceDecimals', 'priceBasis', 'trailingActivated', 'amountRemaining', 'scaleStepsExecuted'],
-  oco: ['amount', 'takeProfitPrice', 'stopLossPrice', 'priceDecimals', 'priceBasis', 'currentTriggerPrice'],
-  slice: [],
-};
-
-export interface Reader extends Funded {
-  owner: OrderOwner;
-}
-
-/** An onboarded user (funded when `fund`) and who GET /me says they are. */
-export async function reader(t: CheckContext, fund: boolean): Promise<Reader> {
-  const user = await intentUser(t, fund);
-  const ex = await asUser(t, user.sub, { path: '/me' });
-  const me = dataOf(ex);
-  if (!is2xx(ex) || typeof me?.userId !== 'string' || typeof me.walletAddress !== 'string') throw new SetupFailed(`GET /me answered ${ex.response.status}`, ex);
-  return { ...user, owner: { userId: me.userId, walletAddress: me.walletAddress, userPubkey: user.userPubkey } };
-}
-
-/**
- * An order of `type` (with `config` overrides), or undefined (with a note) when the target rejects or does not serve
- * that template. The plain DCA template is the core: its rejection skips the check.
- */
-export async function createIfAccepted(t: CheckContext, user: Funded, type: OrderType, config?: Record<string, unknown>): Promise<Created | undefined> {
-  if (type === 'dca' && !config) return await createOrder(t, user, intentRequest('dca'));
-  try {
-    return await createOrder(t, user, intentRequest(type, { config }));
-  } catch (e) {
-    if (!(e instanceof Skipped)) throw e;
-    t.note(`${type} left out: ${e.reason}`);
-    return undefined;
-  }
-}
-
-/** One order of each type the target accepts (DCA at least). */
-export async function ordersOfEveryType(t: CheckContext, user: Funded): Promise<Created[]> {
-  const created: Created[] = [];
-  for (const type of ORDER_TYPES) {
-    const order = await createIfAccepted(t, user, type);
-    if (order) created.push(order);
-  }
-  return created;
-}
-
-/** outputRecipientAddress at creation, by order id (OA-SHAPE-007). */
-export const recipients = (created: readonly Created[]) => new Map(created.map((c) => [c.orderId, String(c.order.outputRecipientAddress)]));
-
-/** The 2xx array `data` of a list answer, asserted under `rule`. */
-export function rowsOf(t: CheckContext, rule: string, ex: Exchange): Record<string, unknown>[] {
-  const b = ex.response.body;
-  const data = isObject(b) ? b.data : undefined;
-  t.expect(rule, is2xx(ex) && Array.isArray(data), { documented: `2xx with data an array (${ex.request.method} ${new URL(ex.request.url).pathname})`, received: { status: ex.response.status, body: b }, exchange: ex });
-  return data.filter(isObject);
-}
-
-export const idsIn = (rows: readonly Record<string, unknown>[]) => rows.map((r) => r.id);
-
-export function expectNotFound(t: CheckContext, rule: string, ex: Exchange, what: string): void {
-  t.expect(rule, ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND', {
-    documented: `404 NOT_FOUND for ${what}`, received: { status: ex.response.status, code: errorCode(ex) ?? '(none)', body: ex.response.body }, exchange: ex,
-  });
-}
-
 const get = (t: CheckContext, user: Funded, path: string) => asUser(t, user.sub, { path });
 
-/** A cancelled ({withdraw: false}) DCA order of `user`, funded on top of what the user holds; anything but 2xx is a broken precondition. */
-export async function cancelledDca(t: CheckContext, user: Funded): Promise<Created> {
-  await fundUser(t, user.userPubkey);
-  const created = await createOrder(t, user, intentRequest('dca'));
-  const ex = await asUser(t, user.sub, { method: 'POST', path: `/orders/${created.orderId}/cancel`, json: { withdraw: false }, retry: false });
-  if (!is2xx(ex)) throw new SetupFailed(`POST /orders/${created.orderId}/cancel answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
-  return created;
-}
-
 /** Filter values that match a status or type only inexactly: another case, a prefix (OA-READ-005, OA-READ-006). */
-const INEXACT_FILTERS = [['status=ACTIVE', 'OA-READ-005'], ['status=activ', 'OA-READ-005'], ['type=DCA', 'OA-READ-006'], ['type=dc', 'OA-READ-006']] as const;
+const INEXACT_FILTERS = [
+  ['status=ACTIVE', 'OA-READ-005'],
+  ['status=activ', 'OA-READ-005'],
+  ['type=DCA', 'OA-READ-006'],
+  ['type=dc', 'OA-READ-006'],
+] as const;
 
 export const userListsShowTheOrders = defineCheck({
   name: 'user-order-lists-and-their-filters-show-each-created-order-where-it-belongs',
   service: 'orders',
-  rules: ['OA-READ-001', 'OA-READ-003', 'OA-READ-004', 'OA-READ-005', 'OA-READ-006', 'OA-READ-007', 'OA-READ-008', 'OA-READ-009', 'OA-READ-016',
-    ...USER_ORDER_RULES],
+  rules: [
+    'OA-READ-001',
+    'OA-READ-003',
+    'OA-READ-004',
+    'OA-READ-005',
+    'OA-READ-006',
+    'OA-READ-007',
+    'OA-READ-008',
+    'OA-READ-009',
+    'OA-READ-016',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
     // One order of each type, and a cancelled DCA order: the lists below then have a terminal order to keep out.
-    const created = [...await ordersOfEveryType(t, user), await cancelledDca(t, user)];
+    const created = [...(await ordersOfEveryType(t, user)), await cancelledDca(t, user, { fund: true })];
     const terminalId = created[created.length - 1]!.orderId;
     const c = { scope: 'user' as const, owner: user.owner, created: recipients(created) };
     for (const o of created) expectOrderInvariants(t, o.order, { ...c, exchange: o.confirm });
@@ -128,47 +108,83 @@ export const userListsShowTheOrders = defineCheck({
 
     const all = await list('/me/orders', 'OA-READ-001');
     const missing = created.filter((o) => !idsIn(all.rows).includes(o.orderId)).map((o) => o.orderId);
-    t.expect('OA-READ-001', missing.length === 0, { documented: 'GET /me/orders lists every order of the user', received: { missing, listed: idsIn(all.rows) }, exchange: all.ex });
+    t.expect('OA-READ-001', missing.length === 0, {
+      documented: 'GET /me/orders lists every order of the user',
+      received: { missing, listed: idsIn(all.rows) },
+      exchange: all.ex,
+    });
     const statusOf = new Map(all.rows.map((r) => [r.id, r.status]));
-    if (!TERMINAL_STATUSES.includes(String(statusOf.get(terminalId)))) throw new SetupFailed(`the cancelled order ${terminalId} reads ${String(statusOf.get(terminalId))} on GET /me/orders`, all.ex);
+    if (!TERMINAL_STATUSES.includes(String(statusOf.get(terminalId))))
+      throw new SetupFailed(`the cancelled order ${terminalId} reads ${String(statusOf.get(terminalId))} on GET /me/orders`, all.ex);
     for (const status of ORDER_STATUSES) {
       // Statuses move on their own (a DCA cycle runs), so only "only rows in S" is judged, not which orders are in S.
       const { ex, rows } = await list(`/me/orders?status=${status}`, 'OA-READ-003');
-      t.expect('OA-READ-003', rows.every((r) => r.status === status), {
-        documented: `status=${status}: 2xx with only orders in ${status}`, received: rows.map((r) => ({ id: r.id, status: r.status })), exchange: ex,
-      });
+      t.expect(
+        'OA-READ-003',
+        rows.every((r) => r.status === status),
+        {
+          documented: `status=${status}: 2xx with only orders in ${status}`,
+          received: rows.map((r) => ({ id: r.id, status: r.status })),
+          exchange: ex,
+        },
+      );
     }
     for (const type of ORDER_TYPES) {
       const { ex, rows } = await list(`/me/orders?type=${type}`, 'OA-READ-004');
       const expected = created.filter((o) => o.order.orderType === type).map((o) => o.orderId);
       t.expect('OA-READ-004', rows.every((r) => r.orderType === type) && expected.every((id) => idsIn(rows).includes(id)), {
-        documented: `type=${type}: only and all of the user's ${type} orders`, received: { rows: rows.map((r) => ({ id: r.id, orderType: r.orderType })), expected }, exchange: ex,
+        documented: `type=${type}: only and all of the user's ${type} orders`,
+        received: { rows: rows.map((r) => ({ id: r.id, orderType: r.orderType })), expected },
+        exchange: ex,
       });
     }
     // The filters match exactly: a value in another case or a prefix names no status or type (the user has a DCA
     // order, and an active one unless every order moved on).
-    if (![...statusOf.values()].includes('active')) t.note('no order of the user is active: status=ACTIVE / activ only judged as unknown values');
+    if (![...statusOf.values()].includes('active'))
+      t.note('no order of the user is active: status=ACTIVE / activ only judged as unknown values');
     for (const [query, rule] of [['status=not-a-status', 'OA-READ-005'], ['type=not-a-type', 'OA-READ-006'], ...INEXACT_FILTERS] as const) {
       const ex = await get(t, user, `/me/orders?${query}`);
       const data = isObject(ex.response.body) ? ex.response.body.data : undefined;
       t.expect(rule, is2xx(ex) && Array.isArray(data) && data.length === 0, {
-        documented: `${query}: 2xx with data [] (filters match exactly and are not validated)`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+        documented: `${query}: 2xx with data [] (filters match exactly and are not validated)`,
+        received: { status: ex.response.status, body: ex.response.body },
+        exchange: ex,
       });
     }
 
     const active = await list('/me/orders/active', 'OA-READ-007');
-    t.expect('OA-READ-007', active.rows.every((r) => !TERMINAL_STATUSES.includes(String(r.status))) && !idsIn(active.rows).includes(terminalId), {
-      documented: `no terminal order among the running ones (the cancelled order ${terminalId} among them)`, received: active.rows.map((r) => ({ id: r.id, status: r.status })), exchange: active.ex,
-    });
+    t.expect(
+      'OA-READ-007',
+      active.rows.every((r) => !TERMINAL_STATUSES.includes(String(r.status))) && !idsIn(active.rows).includes(terminalId),
+      {
+        documented: `no terminal order among the running ones (the cancelled order ${terminalId} among them)`,
+        received: active.rows.map((r) => ({ id: r.id, status: r.status })),
+        exchange: active.ex,
+      },
+    );
     // A slice order starts executing at once and may finish between two reads: only DCA and armed trigger orders are judged.
-    const running = created.filter((o) => o.order.orderType !== 'slice' && !TERMINAL_STATUSES.includes(String(statusOf.get(o.orderId)))).map((o) => o.orderId);
-    t.expect('OA-READ-008', running.every((id) => idsIn(active.rows).includes(id)), {
-      documented: 'every freshly confirmed, running order is listed by /me/orders/active', received: { running, listed: idsIn(active.rows) }, exchange: active.ex,
-    });
+    const running = created
+      .filter((o) => o.order.orderType !== 'slice' && !TERMINAL_STATUSES.includes(String(statusOf.get(o.orderId))))
+      .map((o) => o.orderId);
+    t.expect(
+      'OA-READ-008',
+      running.every((id) => idsIn(active.rows).includes(id)),
+      {
+        documented: 'every freshly confirmed, running order is listed by /me/orders/active',
+        received: { running, listed: idsIn(active.rows) },
+        exchange: active.ex,
+      },
+    );
     const history = await list('/me/orders/history', 'OA-READ-009');
-    t.expect('OA-READ-009', history.rows.every((r) => TERMINAL_STATUSES.includes(String(r.status))), {
-      documented: `only orders in ${TERMINAL_STATUSES.join(', ')}`, received: history.rows.map((r) => ({ id: r.id, status: r.status })), exchange: history.ex,
-    });
+    t.expect(
+      'OA-READ-009',
+      history.rows.every((r) => TERMINAL_STATUSES.includes(String(r.status))),
+      {
+        documented: `only orders in ${TERMINAL_STATUSES.join(', ')}`,
+        received: history.rows.map((r) => ({ id: r.id, status: r.status })),
+        exchange: history.ex,
+      },
+    );
   },
 });
 
@@ -176,7 +192,8 @@ export const userListsShowTheOrders = defineCheck({
 const lockedOrderIds = (ex: Exchange) => {
   const balances = dataOf(ex)?.balances;
   return (Array.isArray(balances) ? balances.filter(isObject) : [])
-    .flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])).map((entry) => entry.orderId);
+    .flatMap((row) => (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : []))
+    .map((entry) => entry.orderId);
 };
 
 export const otherUsersOrdersAreInvisible = defineCheck({
@@ -187,7 +204,7 @@ export const otherUsersOrdersAreInvisible = defineCheck({
   needs: ['funding'],
   async run(t: CheckContext) {
     const owner = await reader(t, true);
-    const created = [...await ordersOfEveryType(t, owner), await cancelledDca(t, owner)];
+    const created = [...(await ordersOfEveryType(t, owner)), await cancelledDca(t, owner, { fund: true })];
     const orderIds = created.map((o) => o.orderId);
     // Pending orders of the owner: one left past its window (with the clock), one open.
     const pendingIds: string[] = [];
@@ -216,18 +233,39 @@ export const otherUsersOrdersAreInvisible = defineCheck({
       }
       const ex = await get(t, other, path);
       const leaked = ids.filter((id) => carries(rowsOf(t, rule, ex), id));
-      t.expect(rule, leaked.length === 0, { documented: `${path} of another user of the tenant shows none of the owner's ${rule === 'OA-READ-002' ? 'orders' : 'pending orders'}`, received: leaked, exchange: ex });
+      t.expect(rule, leaked.length === 0, {
+        documented: `${path} of another user of the tenant shows none of the owner's ${rule === 'OA-READ-002' ? 'orders' : 'pending orders'}`,
+        received: leaked,
+        exchange: ex,
+      });
     }
     const ownLocks = lockedOrderIds(await get(t, owner, '/me/balance'));
-    if (!orderIds.some((id) => ownLocks.includes(id))) throw new SetupFailed('the owner\'s GET /me/balance names none of their running orders in a lockedBreakdown entry');
+    if (!orderIds.some((id) => ownLocks.includes(id)))
+      throw new SetupFailed("the owner's GET /me/balance names none of their running orders in a lockedBreakdown entry");
     const balance = await get(t, other, '/me/balance');
     const leakedLocks = lockedOrderIds(balance).filter((id) => orderIds.includes(String(id)));
-    t.expect('OA-BAL-018', is2xx(balance) && leakedLocks.length === 0, { documented: 'the lockedBreakdown of another user of the tenant names none of the owner\'s orders', received: { status: balance.response.status, leakedLocks }, exchange: balance });
+    t.expect('OA-BAL-018', is2xx(balance) && leakedLocks.length === 0, {
+      documented: "the lockedBreakdown of another user of the tenant names none of the owner's orders",
+      received: { status: balance.response.status, leakedLocks },
+      exchange: balance,
+    });
 
     for (const o of created) {
-      expectNotFound(t, 'OA-DET-006', await get(t, other, `${DETAIL_PATHS[o.order.orderType as OrderType]}/${o.orderId}`), `another user's ${String(o.order.orderType)} order`);
-      expectNotFound(t, 'OA-DET-011', await get(t, other, `/orders/${o.orderId}/deposit`), 'the deposit of another user\'s order');
-      expectNotFound(t, 'OA-ERR-006', await get(t, other, `/orders/${o.orderId}/executions`), 'the executions of another user\'s order');
+      expectError(t, 'OA-DET-006', await get(t, other, `${DETAIL_PATHS[o.order.orderType as OrderType]}/${o.orderId}`), {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: `404 NOT_FOUND for another user's ${String(o.order.orderType)} order`,
+      });
+      expectError(t, 'OA-DET-011', await get(t, other, `/orders/${o.orderId}/deposit`), {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: "404 NOT_FOUND for the deposit of another user's order",
+      });
+      expectError(t, 'OA-ERR-006', await get(t, other, `/orders/${o.orderId}/executions`), {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: "404 NOT_FOUND for the executions of another user's order",
+      });
     }
   },
 });
@@ -235,30 +273,91 @@ export const otherUsersOrdersAreInvisible = defineCheck({
 export const detailEndpointsServeTheirType = defineCheck({
   name: 'per-type-detail-answers-the-order-of-its-type-and-404-at-the-other-four',
   service: 'orders',
-  rules: ['OA-DET-001', 'OA-DET-002', 'OA-DET-003', 'OA-DET-004', 'OA-DET-007', 'OA-SLICE-001', 'OA-SLICE-002', ...USER_ORDER_RULES],
+  rules: [
+    'OA-DET-001',
+    'OA-DET-002',
+    'OA-DET-003',
+    'OA-DET-004',
+    'OA-DET-007',
+    'OA-SLICE-001',
+    'OA-SLICE-002',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+    'OA-SHAPE-004',
+  ],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
     const created = await ordersOfEveryType(t, user);
     const c = { scope: 'user' as const, owner: user.owner, created: recipients(created) };
-    const detailRule: Record<OrderType, string> = { dca: 'OA-DET-001', stop_loss: 'OA-DET-002', take_profit: 'OA-DET-003', oco: 'OA-DET-004', slice: 'OA-SLICE-001' };
+    const detailRule: Record<OrderType, string> = {
+      dca: 'OA-DET-001',
+      stop_loss: 'OA-DET-002',
+      take_profit: 'OA-DET-003',
+      oco: 'OA-DET-004',
+      slice: 'OA-SLICE-001',
+    };
     for (const o of created) {
       const type = o.order.orderType as OrderType;
       const rule = detailRule[type];
       const ex = await get(t, user, `${DETAIL_PATHS[type]}/${o.orderId}`);
       const data = dataOf(ex);
       const order = type === 'slice' ? data?.order : data;
-      t.expect(rule, is2xx(ex) && isObject(order), { documented: `2xx with the ${type} order${type === 'slice' ? ' under data.order' : ''}`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex });
-      const missing = TYPE_FIELDS[type].filter((k) => !(k in order));
-      t.expect(rule, order.id === o.orderId && order.orderType === type && missing.length === 0 && (type !== 'take_profit' || typeof order.trailingActivated === 'boolean'), {
-        documented: `the order ${o.orderId} of type ${type} with ${TYPE_FIELDS[type].join(', ') || 'the base fields'}${type === 'take_profit' ? ' (trailingActivated a boolean)' : ''}`,
-        received: { id: order.id, orderType: order.orderType, missing, trailingActivated: order.trailingActivated }, exchange: ex,
+      t.expect(rule, is2xx(ex) && isObject(order), {
+        documented: `2xx with the ${type} order${type === 'slice' ? ' under data.order' : ''}`,
+        received: { status: ex.response.status, body: ex.response.body },
+        exchange: ex,
       });
+      const missing = TYPE_FIELDS[type].filter((k) => !(k in order));
+      t.expect(
+        rule,
+        order.id === o.orderId &&
+          order.orderType === type &&
+          missing.length === 0 &&
+          (type !== 'take_profit' || typeof order.trailingActivated === 'boolean'),
+        {
+          documented: `the order ${o.orderId} of type ${type} with ${TYPE_FIELDS[type].join(', ') || 'the base fields'}${type === 'take_profit' ? ' (trailingActivated a boolean)' : ''}`,
+          received: { id: order.id, orderType: order.orderType, missing, trailingActivated: order.trailingActivated },
+          exchange: ex,
+        },
+      );
       expectOrderInvariants(t, order, { ...c, exchange: ex });
-      if (type === 'slice') t.expect('OA-SLICE-002', Array.isArray(data?.chunks), { documented: 'data.chunks is an array', received: data?.chunks, exchange: ex });
+      if (type === 'slice')
+        t.expect('OA-SLICE-002', Array.isArray(data?.chunks), {
+          documented: 'data.chunks is an array',
+          received: data?.chunks,
+          exchange: ex,
+        });
       for (const other of ORDER_TYPES.filter((x) => x !== type)) {
-        expectNotFound(t, 'OA-DET-007', await get(t, user, `${DETAIL_PATHS[other]}/${o.orderId}`), `the ${type} order at ${DETAIL_PATHS[other]}`);
+        expectError(t, 'OA-DET-007', await get(t, user, `${DETAIL_PATHS[other]}/${o.orderId}`), {
+          status: 404,
+          codes: ['NOT_FOUND'],
+          documented: `404 NOT_FOUND for the ${type} order at ${DETAIL_PATHS[other]}`,
+        });
       }
     }
   },
@@ -272,12 +371,29 @@ export const unknownOrderIdsAreNotFound = defineCheck({
   async run(t: CheckContext) {
     const user = await reader(t, false);
     const unknown = randomUUID();
-    for (const path of Object.values(DETAIL_PATHS)) expectNotFound(t, 'OA-DET-005', await get(t, user, `${path}/${unknown}`), `${path} of an unknown id`);
-    expectNotFound(t, 'OA-DET-010', await get(t, user, `/orders/${unknown}/deposit`), 'the deposit of an unknown order');
-    expectNotFound(t, 'OA-ERR-005', await get(t, user, `/orders/${unknown}/executions`), 'the executions of an unknown order');
+    for (const path of Object.values(DETAIL_PATHS))
+      expectError(t, 'OA-DET-005', await get(t, user, `${path}/${unknown}`), {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: `404 NOT_FOUND for ${path} of an unknown id`,
+      });
+    expectError(t, 'OA-DET-010', await get(t, user, `/orders/${unknown}/deposit`), {
+      status: 404,
+      codes: ['NOT_FOUND'],
+      documented: '404 NOT_FOUND for the deposit of an unknown order',
+    });
+    expectError(t, 'OA-ERR-005', await get(t, user, `/orders/${unknown}/executions`), {
+      status: 404,
+      codes: ['NOT_FOUND'],
+      documented: '404 NOT_FOUND for the executions of an unknown order',
+    });
     for (const path of ['/dca/not-a-uuid', '/orders/not-a-uuid/deposit']) {
       const ex = await get(t, user, path);
-      t.expect('OA-DET-008', ex.response.status === 400 || ex.response.status === 404, { documented: 'a non-UUID order id answers 400 or 404', received: ex.response.status, exchange: ex });
+      t.expect('OA-DET-008', ex.response.status === 400 || ex.response.status === 404, {
+        documented: 'a non-UUID order id answers 400 or 404',
+        received: ex.response.status,
+        exchange: ex,
+      });
     }
   },
 });
@@ -293,37 +409,22 @@ export const depositRecordOfAnOrder = defineCheck({
     for (const o of await ordersOfEveryType(t, user)) {
       const ex = await get(t, user, `/orders/${o.orderId}/deposit`);
       const d = dataOf(ex);
-      t.expect('OA-DET-009', is2xx(ex) && typeof d?.txSignature === 'string' && d.txSignature !== '' && typeof d.submittedAt === 'string' && ISO_8601.test(d.submittedAt), {
-        documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
-      });
+      t.expect(
+        'OA-DET-009',
+        is2xx(ex) &&
+          typeof d?.txSignature === 'string' &&
+          d.txSignature !== '' &&
+          typeof d.submittedAt === 'string' &&
+          ISO_8601.test(d.submittedAt),
+        {
+          documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`,
+          received: { status: ex.response.status, body: ex.response.body },
+          exchange: ex,
+        },
+      );
     }
   },
 });
-
-const EXECUTION_TYPES = ['dca_cycle', 'stop_loss', 'take_profit_full', 'take_profit_scaled', 'slice_fill'];
-const nullableInt = (v: unknown) => v === null || (typeof v === 'string' && INT.test(v));
-
-/**
- * The row facts of the Execution resource (OA-EXEC-004..007), on rows read from `ex`, and their order, most recent
- * first, under `orderRule` (OA-EXEC-003 for an order's rows, OA-REP-019 for the partner's).
- */
-export function expectExecutionRows(t: CheckContext, rows: readonly Record<string, unknown>[], ex: Exchange, orderRule = 'OA-EXEC-003'): void {
-  for (const [i, r] of rows.entries()) {
-    t.expect('OA-EXEC-005', !('failure_reason' in r) && !('failureMessage' in r) && 'failureReason' in r, { documented: 'the failure label under the key failureReason', received: Object.keys(r), exchange: ex });
-    t.expect('OA-EXEC-004', typeof r.id === 'string' && UUID_V4.test(r.id) && typeof r.orderId === 'string' && typeof r.inputAmount === 'string' && INT.test(r.inputAmount) &&
-      typeof r.outputAmount === 'string' && INT.test(r.outputAmount) && nullableInt(r.outputAmountUsd) && Number.isInteger(r.outputAmountUsdDecimals) &&
-      typeof r.price === 'string' && INT.test(r.price) && Number.isInteger(r.priceDecimals) && typeof r.txSignature === 'string' &&
-      (r.failureReason === null || typeof r.failureReason === 'string') && typeof r.executedAt === 'string' && ISO_8601.test(r.executedAt), {
-      documented: 'an execution row with the documented fields and types', received: r, exchange: ex,
-    });
-    t.expect('OA-EXEC-006', EXECUTION_TYPES.includes(String(r.executionType)), { documented: `executionType one of ${EXECUTION_TYPES.join(', ')}`, received: r.executionType, exchange: ex });
-    t.expect('OA-EXEC-007', ['pending', 'success', 'failed'].includes(String(r.status)), { documented: 'status pending, success or failed', received: r.status, exchange: ex });
-    const previous = rows[i - 1];
-    t.expect(orderRule, !previous || Date.parse(String(previous.executedAt)) >= Date.parse(String(r.executedAt)), {
-      documented: 'most recent first: executedAt never increases down the list', received: rows.map((row) => row.executedAt), exchange: ex,
-    });
-  }
-}
 
 export const orderExecutionsList = defineCheck({
   name: 'order-executions-are-rows-of-that-order-most-recent-first',
@@ -336,16 +437,21 @@ export const orderExecutionsList = defineCheck({
     for (const o of await ordersOfEveryType(t, user)) {
       const ex = await get(t, user, `/orders/${o.orderId}/executions`);
       const rows = rowsOf(t, 'OA-EXEC-001', ex);
-      t.expect('OA-EXEC-001', rows.every((r) => r.orderId === o.orderId), { documented: `every row's orderId is ${o.orderId}`, received: rows.map((r) => r.orderId), exchange: ex });
+      t.expect(
+        'OA-EXEC-001',
+        rows.every((r) => r.orderId === o.orderId),
+        { documented: `every row's orderId is ${o.orderId}`, received: rows.map((r) => r.orderId), exchange: ex },
+      );
       t.expect('OA-EXEC-002', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} rows`, received: rows.length, exchange: ex });
-      if (rows.length === 0) t.note(`the ${String(o.order.orderType)} order has no execution row yet: the row facts (OA-EXEC-003..007) were not judged on it`);
+      if (rows.length === 0)
+        t.note(`the ${String(o.order.orderType)} order has no execution row yet: the row facts (OA-EXEC-003..007) were not judged on it`);
       expectExecutionRows(t, rows, ex);
     }
   },
 });
 
 /** Does a pending-order row carry `id` in some field (row fields not shown, UNKNOWNS.md O4)? */
-export const rowCarries = (row: Record<string, unknown>, id: string) => Object.values(row).includes(id);
+const rowCarries = (row: Record<string, unknown>, id: string) => Object.values(row).includes(id);
 const listsPending = (rows: readonly Record<string, unknown>[], id: string) => rows.some((r) => rowCarries(r, id));
 
 export const pendingListsFollowTheIntent = defineCheck({
@@ -360,14 +466,26 @@ export const pendingListsFollowTheIntent = defineCheck({
     const intent = await pendingIntent(t, user);
     const id = intent.pendingOrderId;
     const before = await get(t, user, '/orders/pending');
-    t.expect('OA-READ-011', listsPending(rowsOf(t, 'OA-READ-011', before), id), { documented: `a row of /orders/pending carries ${id}`, received: before.response.body, exchange: before });
+    t.expect('OA-READ-011', listsPending(rowsOf(t, 'OA-READ-011', before), id), {
+      documented: `a row of /orders/pending carries ${id}`,
+      received: before.response.body,
+      exchange: before,
+    });
     const history = await get(t, user, '/orders/pending/history');
     const first = rowsOf(t, 'OA-READ-014', history)[0];
-    t.expect('OA-READ-014', first !== undefined && rowCarries(first, id), { documented: `the first row of /orders/pending/history is the latest intent ${id}`, received: history.response.body, exchange: history });
+    t.expect('OA-READ-014', first !== undefined && rowCarries(first, id), {
+      documented: `the first row of /orders/pending/history is the latest intent ${id}`,
+      received: history.response.body,
+      exchange: history,
+    });
     const confirm = await postConfirm(t, user.sub, { pendingOrderId: id, signedTransaction: signedDeposit(intent, user) });
     if (!is2xx(confirm)) throw new SetupFailed(`POST /orders/confirm answered ${confirm.response.status}`, confirm);
     const after = await get(t, user, '/orders/pending');
-    t.expect('OA-READ-012', !listsPending(rowsOf(t, 'OA-READ-012', after), id), { documented: `${id} is no longer listed once confirmed`, received: after.response.body, exchange: after });
+    t.expect('OA-READ-012', !listsPending(rowsOf(t, 'OA-READ-012', after), id), {
+      documented: `${id} is no longer listed once confirmed`,
+      received: after.response.body,
+      exchange: after,
+    });
   },
 });
 
@@ -383,12 +501,14 @@ export const timedOutPendingOrderIsFailed = defineCheck({
     await t.control.advanceClock(FIVE_MINUTES_MS / 1000 + 5);
     const ex = await get(t, user, '/orders/pending/failed');
     t.expect('OA-READ-013', listsPending(rowsOf(t, 'OA-READ-013', ex), pendingOrderId), {
-      documented: `${pendingOrderId}, unconfirmed past its 5-minute window, is listed by /orders/pending/failed`, received: ex.response.body, exchange: ex,
+      documented: `${pendingOrderId}, unconfirmed past its 5-minute window, is listed by /orders/pending/failed`,
+      received: ex.response.body,
+      exchange: ex,
     });
   },
 });
 
-export const PENDING_HISTORY_CAP = 50;
+const PENDING_HISTORY_CAP = 50;
 
 export const pendingHistoryIsCapped = defineCheck({
   name: 'pending-order-history-returns-at-most-50-rows',
@@ -400,6 +520,10 @@ export const pendingHistoryIsCapped = defineCheck({
     for (let i = 0; i <= PENDING_HISTORY_CAP; i++) await pendingIntent(t, user);
     const ex = await get(t, user, '/orders/pending/history');
     const rows = rowsOf(t, 'OA-READ-015', ex);
-    t.expect('OA-READ-015', rows.length <= PENDING_HISTORY_CAP, { documented: `at most ${PENDING_HISTORY_CAP} rows after ${PENDING_HISTORY_CAP + 1} intents`, received: rows.length, exchange: ex });
+    t.expect('OA-READ-015', rows.length <= PENDING_HISTORY_CAP, {
+      documented: `at most ${PENDING_HISTORY_CAP} rows after ${PENDING_HISTORY_CAP + 1} intents`,
+      received: rows.length,
+      exchange: ex,
+    });
   },
 });

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
+import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
-import { actorOrder, runCycles, tenantUser } from './executions.checks.ts';
-import type { Actor } from './dca-lifecycle.checks.ts';
-import { expectFeeSnapshotWhole, expectOrderInvariants, PARTNER_ORDER_RULES, UNOWNED_ORDER_RULES, type InvariantContext, type OrderOwner } from './order-invariants.ts';
+import { expectFeeSnapshotWhole, expectOrderInvariants, type InvariantContext, type OrderOwner } from './order-invariants.ts';
 import { createOrder, dcaRequest, ISO_8601, ORDER_TYPES, type Created, type OrderType } from './orders.ts';
-import { createIfAccepted, expectExecutionRows, expectNotFound, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './reads.checks.ts';
-import { dataOf, errorCode, is2xx, servedRequest, otherTenantKey } from './users.ts';
+import type { Actor } from './steps/dca.ts';
+import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
+import { expectError } from './steps/expect.ts';
+import { createIfAccepted, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
+import { otherTenantKey, servedRequest } from './users.ts';
 
 /**
- * Partner reporting (partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` and its filters,
+ * Partner reporting (area REP; partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` and its filters,
  * one order and its deposit, and the tenant's execution rows. Reporting is scoped by the key's tenant, never by
  * X-Service-User; `userId` in a query is the opaque id from onboarding. Rows have the per-type detail shape without
  * `tenantId` and `originatingPartner`.
@@ -25,22 +27,63 @@ const UNFILTERABLE = ['expired', 'executing', 'pending', 'pending_modification']
 /** OA-REP-002: no tenantId, no originatingPartner. */
 function expectNoTenantFields(t: CheckContext, row: Record<string, unknown>, ex: Exchange): void {
   t.expect('OA-REP-002', !('tenantId' in row) && !('originatingPartner' in row), {
-    documented: '/partners/me/* orders omit tenantId and originatingPartner', received: { id: row.id, tenantId: row.tenantId, originatingPartner: row.originatingPartner }, exchange: ex,
+    documented: '/partners/me/* orders omit tenantId and originatingPartner',
+    received: { id: row.id, tenantId: row.tenantId, originatingPartner: row.originatingPartner },
+    exchange: ex,
   });
 }
 
 export const partnerOrdersCoverTheTenant = defineCheck({
   name: 'partner-orders-list-every-user-of-the-tenant-in-the-per-type-shape-without-tenant-fields',
   service: 'orders',
-  rules: ['OA-REP-001', 'OA-REP-002', 'OA-REP-003', 'OA-REP-004', 'OA-REP-013', ...PARTNER_ORDER_RULES],
+  rules: [
+    'OA-REP-001',
+    'OA-REP-002',
+    'OA-REP-003',
+    'OA-REP-004',
+    'OA-REP-013',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-005',
+    'OA-SHAPE-006',
+    'OA-SHAPE-007',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+  ],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     const bob = await reader(t, true);
-    const created = [...await ordersOfEveryType(t, alice), await createOrder(t, bob, dcaRequest())];
-    const owners = new Map<unknown, OrderOwner>([[alice.owner.userId, alice.owner], [bob.owner.userId, bob.owner]]);
-    const c = (row: Record<string, unknown>, exchange: Exchange): InvariantContext => ({ scope: 'partner', exchange, owner: owners.get(row.userId), created: recipients(created) });
+    const created = [...(await ordersOfEveryType(t, alice)), await createOrder(t, bob, dcaRequest())];
+    const owners = new Map<unknown, OrderOwner>([
+      [alice.owner.userId, alice.owner],
+      [bob.owner.userId, bob.owner],
+    ]);
+    const c = (row: Record<string, unknown>, exchange: Exchange): InvariantContext => ({
+      scope: 'partner',
+      exchange,
+      owner: owners.get(row.userId),
+      created: recipients(created),
+    });
     const ours = new Set(created.map((o) => o.orderId));
 
     // A tenant of many orders may reach the 500-row cap: then narrow to the time of this check (OA-REP-020).
@@ -53,11 +96,19 @@ export const partnerOrdersCoverTheTenant = defineCheck({
       rows = rowsOf(t, 'OA-REP-001', ex);
     }
     const missing = created.filter((o) => !idsIn(rows).includes(o.orderId)).map((o) => `${String(o.order.orderType)} ${o.orderId}`);
-    t.expect('OA-REP-001', missing.length === 0, { documented: 'the report lists the orders of both users of the tenant', received: { missing }, exchange: ex });
+    t.expect('OA-REP-001', missing.length === 0, {
+      documented: 'the report lists the orders of both users of the tenant',
+      received: { missing },
+      exchange: ex,
+    });
     for (const row of rows.filter((r) => ours.has(String(r.id)))) {
       const type = row.orderType as OrderType;
       const absent = TYPE_FIELDS[type].filter((k) => !(k in row));
-      t.expect('OA-REP-003', absent.length === 0, { documented: `a ${type} row carries its detail fields ${TYPE_FIELDS[type].join(', ')}`, received: { id: row.id, absent }, exchange: ex });
+      t.expect('OA-REP-003', absent.length === 0, {
+        documented: `a ${type} row carries its detail fields ${TYPE_FIELDS[type].join(', ')}`,
+        received: { id: row.id, absent },
+        exchange: ex,
+      });
     }
     // The invariants of every row, after the report's own facts (a row without its detail fields is REP-003's).
     for (const row of rows) {
@@ -68,14 +119,24 @@ export const partnerOrdersCoverTheTenant = defineCheck({
     const asAlice = await partner(t, ex.request.url.replace(/^.*\/partners/, '/partners'), { 'X-Service-User': alice.sub });
     const withUser = rowsOf(t, 'OA-REP-004', asAlice);
     const bobs = created.filter((o) => o.order.userId === bob.owner.userId).map((o) => o.orderId);
-    t.expect('OA-REP-004', bobs.every((id) => idsIn(withUser).includes(id)), {
-      documented: `X-Service-User ${alice.sub} does not narrow the report: bob's order is still listed`, received: { bobs, listed: idsIn(withUser) }, exchange: asAlice,
-    });
+    t.expect(
+      'OA-REP-004',
+      bobs.every((id) => idsIn(withUser).includes(id)),
+      {
+        documented: `X-Service-User ${alice.sub} does not narrow the report: bob's order is still listed`,
+        received: { bobs, listed: idsIn(withUser) },
+        exchange: asAlice,
+      },
+    );
 
     for (const o of [created[0]!, created[created.length - 1]!]) {
       const one = await partner(t, `/partners/me/orders/${o.orderId}`);
       const d = dataOf(one);
-      t.expect('OA-REP-013', is2xx(one) && d?.id === o.orderId, { documented: `2xx with the order ${o.orderId}`, received: { status: one.response.status, body: one.response.body }, exchange: one });
+      t.expect('OA-REP-013', is2xx(one) && d?.id === o.orderId, {
+        documented: `2xx with the order ${o.orderId}`,
+        received: { status: one.response.status, body: one.response.body },
+        exchange: one,
+      });
       expectOrderInvariants(t, d, c(d, one));
       expectNoTenantFields(t, d, one);
     }
@@ -100,53 +161,98 @@ export const partnerOrderFilters = defineCheck({
 
     let r = await query('OA-REP-010', user);
     t.expect('OA-REP-010', r.rows.every((row) => row.userId === alice.owner.userId) && lists(r.rows), {
-      documented: `${user}: only and all of that user's orders (${a.orderId})`, received: r.rows.map((row) => ({ id: row.id, userId: row.userId })), exchange: r.ex,
+      documented: `${user}: only and all of that user's orders (${a.orderId})`,
+      received: r.rows.map((row) => ({ id: row.id, userId: row.userId })),
+      exchange: r.ex,
     });
     r = await query('OA-REP-009', `orderType=dca&${user}`);
     t.expect('OA-REP-009', r.rows.every((row) => row.orderType === 'dca') && lists(r.rows), {
-      documented: `orderType=dca: only dca rows, ${a.orderId} among them`, received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })), exchange: r.ex,
+      documented: `orderType=dca: only dca rows, ${a.orderId} among them`,
+      received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })),
+      exchange: r.ex,
     });
     for (const other of ORDER_TYPES.filter((x) => x !== 'dca')) {
       r = await query('OA-REP-009', `orderType=${other}&${user}`);
-      t.expect('OA-REP-009', r.rows.every((row) => row.orderType === other), { documented: `orderType=${other}: only ${other} rows`, received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })), exchange: r.ex });
+      t.expect(
+        'OA-REP-009',
+        r.rows.every((row) => row.orderType === other),
+        {
+          documented: `orderType=${other}: only ${other} rows`,
+          received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })),
+          exchange: r.ex,
+        },
+      );
     }
     r = await query('OA-REP-006', `status=active,paused&${user}`);
     const aStatus = String(a.order.status);
-    t.expect('OA-REP-006', r.rows.every((row) => row.status === 'active' || row.status === 'paused') && (!['active', 'paused'].includes(aStatus) || lists(r.rows)), {
-      documented: `status=active,paused: only active or paused rows${['active', 'paused'].includes(aStatus) ? `, the ${aStatus} order ${a.orderId} among them` : ''}`,
-      received: r.rows.map((row) => ({ id: row.id, status: row.status })), exchange: r.ex,
-    });
+    t.expect(
+      'OA-REP-006',
+      r.rows.every((row) => row.status === 'active' || row.status === 'paused') &&
+        (!['active', 'paused'].includes(aStatus) || lists(r.rows)),
+      {
+        documented: `status=active,paused: only active or paused rows${['active', 'paused'].includes(aStatus) ? `, the ${aStatus} order ${a.orderId} among them` : ''}`,
+        received: r.rows.map((row) => ({ id: row.id, status: row.status })),
+        exchange: r.ex,
+      },
+    );
     for (const status of FILTERABLE) {
       r = await query('OA-REP-006', `status=${status}&${user}`);
-      t.expect('OA-REP-006', r.rows.every((row) => row.status === status), { documented: `status=${status}: only ${status} rows`, received: r.rows.map((row) => ({ id: row.id, status: row.status })), exchange: r.ex });
+      t.expect(
+        'OA-REP-006',
+        r.rows.every((row) => row.status === status),
+        {
+          documented: `status=${status}: only ${status} rows`,
+          received: r.rows.map((row) => ({ id: row.id, status: row.status })),
+          exchange: r.ex,
+        },
+      );
     }
 
     // Timestamps may carry more precision than they show: bounds one millisecond either side of createdAt.
     const at = (ms: number) => encodeURIComponent(new Date(Date.parse(String(a.order.createdAt)) + ms).toISOString());
-    for (const [q, listed] of [[`createdAtGte=${at(-1)}`, true], [`createdAtGte=${at(1)}`, false], [`createdAtLte=${at(1)}`, true], [`createdAtLte=${at(-1)}`, false]] as const) {
+    for (const [q, listed] of [
+      [`createdAtGte=${at(-1)}`, true],
+      [`createdAtGte=${at(1)}`, false],
+      [`createdAtLte=${at(1)}`, true],
+      [`createdAtLte=${at(-1)}`, false],
+    ] as const) {
       r = await query('OA-REP-011', `${q}&${user}`);
       t.expect('OA-REP-011', lists(r.rows) === listed, {
-        documented: `${decodeURIComponent(q)}: the order created at ${String(a.order.createdAt)} is ${listed ? '' : 'not '}listed`, received: idsIn(r.rows), exchange: r.ex,
+        documented: `${decodeURIComponent(q)}: the order created at ${String(a.order.createdAt)} is ${listed ? '' : 'not '}listed`,
+        received: idsIn(r.rows),
+        exchange: r.ex,
       });
     }
 
     // A DCA order waiting for a future startAt is pending (assumed template field, UNKNOWNS.md O7).
-    const pending = await createIfAccepted(t, alice, 'dca', { startAt: new Date(Date.parse(String(a.order.createdAt)) + 86_400_000).toISOString() });
+    const pending = await createIfAccepted(t, alice, 'dca', {
+      startAt: new Date(Date.parse(String(a.order.createdAt)) + 86_400_000).toISOString(),
+    });
     if (pending?.order.status === 'pending') {
       r = await query('OA-REP-008', user);
       t.expect('OA-REP-008', lists(r.rows) && idsIn(r.rows).includes(pending.orderId), {
-        documented: `without a status filter the pending order ${pending.orderId} and the ${aStatus} order are listed`, received: r.rows.map((row) => ({ id: row.id, status: row.status })), exchange: r.ex,
+        documented: `without a status filter the pending order ${pending.orderId} and the ${aStatus} order are listed`,
+        received: r.rows.map((row) => ({ id: row.id, status: row.status })),
+        exchange: r.ex,
       });
     } else {
-      t.note(`no pending DCA order (future startAt) could be created: OA-REP-008 not judged (${pending ? `status ${String(pending.order.status)}` : 'template rejected'})`);
+      t.note(
+        `no pending DCA order (future startAt) could be created: OA-REP-008 not judged (${pending ? `status ${String(pending.order.status)}` : 'template rejected'})`,
+      );
     }
 
     for (const status of UNFILTERABLE) {
       const ex = await partner(t, `/partners/me/orders?status=${status}&${user}`);
       const body = ex.response.body;
-      t.expect('OA-REP-007', (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') || (is2xx(ex) && isObject(body) && Array.isArray(body.data)), {
-        documented: `status=${status} (not filterable): 400 VALIDATION_ERROR or 2xx`, received: { status: ex.response.status, code: errorCode(ex) }, exchange: ex,
-      });
+      t.expect(
+        'OA-REP-007',
+        (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') || (is2xx(ex) && isObject(body) && Array.isArray(body.data)),
+        {
+          documented: `status=${status} (not filterable): 400 VALIDATION_ERROR or 2xx`,
+          received: { status: ex.response.status, code: errorCode(ex) },
+          exchange: ex,
+        },
+      );
     }
   },
 });
@@ -159,9 +265,7 @@ export const partnerRejectsInvalidTimestamps = defineCheck({
   async run(t: CheckContext) {
     for (const q of ['createdAtGte=not-a-timestamp', 'createdAtLte=2024-13-45T99:00:00Z']) {
       const ex = await partner(t, `/partners/me/orders?${q}`);
-      t.expect('OA-REP-012', ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR', {
-        documented: `${q}: 400 VALIDATION_ERROR`, received: { status: ex.response.status, code: errorCode(ex) ?? '(none)' }, exchange: ex,
-      });
+      expectError(t, 'OA-REP-012', ex, { status: 400, codes: ['VALIDATION_ERROR'], documented: `${q}: 400 VALIDATION_ERROR` });
     }
   },
 });
@@ -177,13 +281,31 @@ export const partnerDepositAndUnknownIds = defineCheck({
     for (const o of await ordersOfEveryType(t, alice)) {
       const ex = await partner(t, `/partners/me/orders/${o.orderId}/deposit`);
       const d = dataOf(ex);
-      t.expect('OA-REP-016', is2xx(ex) && typeof d?.txSignature === 'string' && d.txSignature !== '' && typeof d.submittedAt === 'string' && ISO_8601.test(d.submittedAt), {
-        documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
-      });
+      t.expect(
+        'OA-REP-016',
+        is2xx(ex) &&
+          typeof d?.txSignature === 'string' &&
+          d.txSignature !== '' &&
+          typeof d.submittedAt === 'string' &&
+          ISO_8601.test(d.submittedAt),
+        {
+          documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`,
+          received: { status: ex.response.status, body: ex.response.body },
+          exchange: ex,
+        },
+      );
     }
     const unknown = randomUUID();
-    expectNotFound(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}`), 'an unknown order id');
-    expectNotFound(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}/deposit`), 'the deposit of an unknown order id');
+    expectError(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}`), {
+      status: 404,
+      codes: ['NOT_FOUND'],
+      documented: '404 NOT_FOUND for an unknown order id',
+    });
+    expectError(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}/deposit`), {
+      status: 404,
+      codes: ['NOT_FOUND'],
+      documented: '404 NOT_FOUND for the deposit of an unknown order id',
+    });
   },
 });
 
@@ -201,22 +323,46 @@ export const partnerReportingIsTenantScoped = defineCheck({
     const ours = created.map((o) => o.orderId);
     const listed = await partner(t, '/partners/me/orders', key);
     const leaked = idsIn(rowsOf(t, 'OA-REP-005', listed)).filter((id) => ours.includes(String(id)));
-    t.expect('OA-REP-005', leaked.length === 0, { documented: 'another tenant\'s report lists none of this tenant\'s orders', received: leaked, exchange: listed });
+    t.expect('OA-REP-005', leaked.length === 0, {
+      documented: "another tenant's report lists none of this tenant's orders",
+      received: leaked,
+      exchange: listed,
+    });
     for (const id of ours) {
-      expectNotFound(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}`, key), 'an order of another partner');
-      expectNotFound(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}/deposit`, key), 'the deposit of an order of another partner');
+      expectError(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}`, key), {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: '404 NOT_FOUND for an order of another partner',
+      });
+      expectError(t, 'OA-REP-015', await partner(t, `/partners/me/orders/${id}/deposit`, key), {
+        status: 404,
+        codes: ['NOT_FOUND'],
+        documented: '404 NOT_FOUND for the deposit of an order of another partner',
+      });
     }
   },
 });
 
 const FEE_FIELDS = ['platformFeeWallet', 'platformFeeBps', 'platformFeeMint', 'platformFeeAmount'];
 const feeSnapshot = (row: Record<string, unknown>) => Object.fromEntries(FEE_FIELDS.map((k) => [k, row[k]]));
-const rowSummary = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({ orderId: r.orderId, status: r.status, executedAt: r.executedAt, ...feeSnapshot(r) }));
+const rowSummary = (rows: readonly Record<string, unknown>[]) =>
+  rows.map((r) => ({ orderId: r.orderId, status: r.status, executedAt: r.executedAt, ...feeSnapshot(r) }));
 
 export const partnerExecutions = defineCheck({
   name: 'partner-executions-carry-the-fee-snapshot-most-recent-first-filter-by-user-and-stay-in-the-tenant',
   service: 'orders',
-  rules: ['OA-REP-005', 'OA-REP-017', 'OA-REP-018', 'OA-REP-019', 'OA-REP-020', 'OA-REP-021', 'OA-EXEC-004', 'OA-EXEC-005', 'OA-EXEC-006', 'OA-EXEC-007'],
+  rules: [
+    'OA-REP-005',
+    'OA-REP-017',
+    'OA-REP-018',
+    'OA-REP-019',
+    'OA-REP-020',
+    'OA-REP-021',
+    'OA-EXEC-004',
+    'OA-EXEC-005',
+    'OA-EXEC-006',
+    'OA-EXEC-007',
+  ],
   profile: 'full',
   needs: ['funding', 'clock', 'tenants'],
   async run(t: CheckContext) {
@@ -224,10 +370,18 @@ export const partnerExecutions = defineCheck({
     // user has a DCA order that runs two cycles.
     const charging = await t.control.createTenant({ platformFeeBps: 100, feeWallet: Keypair.generate().publicKey.toBase58() });
     const free = await t.control.createTenant({ platformFeeBps: 100 });
-    const [alice, bob, carol] = [await tenantUser(t, charging.apiKey), await tenantUser(t, charging.apiKey), await tenantUser(t, free.apiKey)];
+    const [alice, bob, carol] = [
+      await tenantUser(t, charging.apiKey),
+      await tenantUser(t, charging.apiKey),
+      await tenantUser(t, free.apiKey),
+    ];
     const orders = new Map<Actor, { orderId: string; order: Record<string, unknown> }>();
     for (const user of [alice, bob, carol]) orders.set(user, await actorOrder(t, user));
-    await runCycles(t, [...orders.values()].map((o) => o.order), 1);
+    await runCycles(
+      t,
+      [...orders.values()].map((o) => o.order),
+      1,
+    );
     const orderOf = (user: Actor) => orders.get(user)!.orderId;
 
     const report = async (apiKey: string, query = '') => {
@@ -237,37 +391,72 @@ export const partnerExecutions = defineCheck({
     const charged = await report(charging.apiKey);
     const uncharged = await report(free.apiKey);
     const of = (rows: Record<string, unknown>[], user: Actor) => rows.filter((r) => r.orderId === orderOf(user));
-    for (const [user, list] of [[alice, charged], [bob, charged], [carol, uncharged]] as const) {
-      if (of(list.rows, user).length < 2) t.skip(`the tenant's /partners/me/executions shows ${of(list.rows, user).length} rows of the order ${orderOf(user)} after two cycle times, not 2: no rows to judge (${JSON.stringify(rowSummary(list.rows)).slice(0, 300)})`);
+    for (const [user, list] of [
+      [alice, charged],
+      [bob, charged],
+      [carol, uncharged],
+    ] as const) {
+      if (of(list.rows, user).length < 2)
+        t.skip(
+          `the tenant's /partners/me/executions shows ${of(list.rows, user).length} rows of the order ${orderOf(user)} after two cycle times, not 2: no rows to judge (${JSON.stringify(rowSummary(list.rows)).slice(0, 300)})`,
+        );
     }
 
     // Each tenant sees its own rows and none of the other's.
-    for (const [list, foreign] of [[charged, [carol]], [uncharged, [alice, bob]]] as const) {
+    for (const [list, foreign] of [
+      [charged, [carol]],
+      [uncharged, [alice, bob]],
+    ] as const) {
       const leaked = list.rows.filter((r) => foreign.some((user) => r.orderId === orderOf(user)));
-      t.expect('OA-REP-005', leaked.length === 0, { documented: 'a tenant\'s executions include none of another tenant\'s orders', received: rowSummary(leaked), exchange: list.ex });
+      t.expect('OA-REP-005', leaked.length === 0, {
+        documented: "a tenant's executions include none of another tenant's orders",
+        received: rowSummary(leaked),
+        exchange: list.ex,
+      });
     }
     for (const { ex, rows } of [charged, uncharged]) {
-      t.expect('OA-REP-020', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} execution rows`, received: rows.length, exchange: ex });
+      t.expect('OA-REP-020', rows.length <= LIST_CAP, {
+        documented: `at most ${LIST_CAP} execution rows`,
+        received: rows.length,
+        exchange: ex,
+      });
       expectExecutionRows(t, rows, ex, 'OA-REP-019');
     }
     // The fee snapshot: all four fields on every row, set on the success rows of the charging tenant, null on the other's.
     const feeRows = charged.rows.filter((r) => r.status === 'success');
-    t.expect('OA-REP-017', charged.rows.every((r) => FEE_FIELDS.every((k) => k in r)) && feeRows.length > 0 && feeRows.every((r) => FEE_FIELDS.every((k) => r[k] !== null && r[k] !== undefined)), {
-      documented: `on a tenant with a fee wallet and 100 bps, the success rows carry ${FEE_FIELDS.join(', ')}, all set`, received: rowSummary(charged.rows), exchange: charged.ex,
-    });
-    t.expect('OA-REP-017', uncharged.rows.every((r) => FEE_FIELDS.every((k) => k in r && r[k] === null)), {
-      documented: `on a tenant without a fee wallet, every row carries ${FEE_FIELDS.join(', ')}, all null`, received: rowSummary(uncharged.rows), exchange: uncharged.ex,
-    });
+    t.expect(
+      'OA-REP-017',
+      charged.rows.every((r) => FEE_FIELDS.every((k) => k in r)) &&
+        feeRows.length > 0 &&
+        feeRows.every((r) => FEE_FIELDS.every((k) => r[k] !== null && r[k] !== undefined)),
+      {
+        documented: `on a tenant with a fee wallet and 100 bps, the success rows carry ${FEE_FIELDS.join(', ')}, all set`,
+        received: rowSummary(charged.rows),
+        exchange: charged.ex,
+      },
+    );
+    t.expect(
+      'OA-REP-017',
+      uncharged.rows.every((r) => FEE_FIELDS.every((k) => k in r && r[k] === null)),
+      {
+        documented: `on a tenant without a fee wallet, every row carries ${FEE_FIELDS.join(', ')}, all null`,
+        received: rowSummary(uncharged.rows),
+        exchange: uncharged.ex,
+      },
+    );
 
     const mine = await report(charging.apiKey, `?userId=${encodeURIComponent(alice.userId)}`);
     const expected = of(charged.rows, alice).map((r) => r.id);
     t.expect('OA-REP-018', mine.rows.every((r) => r.orderId === orderOf(alice)) && expected.every((id) => idsIn(mine.rows).includes(id)), {
-      documented: `userId=${alice.userId}: only, and all of, the rows of that user's order ${orderOf(alice)} (bob's ${orderOf(bob)} left out)`, received: rowSummary(mine.rows), exchange: mine.ex,
+      documented: `userId=${alice.userId}: only, and all of, the rows of that user's order ${orderOf(alice)} (bob's ${orderOf(bob)} left out)`,
+      received: rowSummary(mine.rows),
+      exchange: mine.ex,
     });
 
-
     const since = await report(charging.apiKey, `?createdAtGte=${encodeURIComponent(await t.control.clock())}`);
-    t.note(`OA-REP-021: createdAtGte=now on /partners/me/executions answered ${since.ex.response.status} with ${since.rows.length} rows of ${charged.rows.length}`);
+    t.note(
+      `OA-REP-021: createdAtGte=now on /partners/me/executions answered ${since.ex.response.status} with ${since.rows.length} rows of ${charged.rows.length}`,
+    );
   },
 });
 
@@ -277,17 +466,55 @@ const PASSIVE_DETAIL_READS = 20;
 export const partnerReadsHoldTheInvariants = defineCheck({
   name: 'every-order-and-execution-the-tenant-already-has-holds-the-passive-invariants',
   service: 'orders',
-  rules: ['OA-REP-001', 'OA-REP-002', 'OA-REP-013', 'OA-REP-017', 'OA-REP-019', 'OA-REP-020', 'OA-EXEC-004', 'OA-EXEC-005', 'OA-EXEC-006', 'OA-EXEC-007',
-    'OA-EXEC-017', ...UNOWNED_ORDER_RULES],
+  rules: [
+    'OA-REP-001',
+    'OA-REP-002',
+    'OA-REP-013',
+    'OA-REP-017',
+    'OA-REP-019',
+    'OA-REP-020',
+    'OA-EXEC-004',
+    'OA-EXEC-005',
+    'OA-EXEC-006',
+    'OA-EXEC-007',
+    'OA-EXEC-017',
+    'OA-SHAPE-002',
+    'OA-SHAPE-003',
+    'OA-SHAPE-008',
+    'OA-SHAPE-009',
+    'OA-FMT-001',
+    'OA-FMT-002',
+    'OA-FMT-003',
+    'OA-FMT-004',
+    'OA-FMT-005',
+    'OA-FMT-006',
+    'OA-STATE-001',
+    'OA-STATE-003',
+    'OA-STATE-004',
+    'OA-STATE-005',
+    'OA-STATE-006',
+    'OA-STATE-007',
+    'OA-STATE-009',
+    'OA-STATE-010',
+    'OA-STATE-011',
+    'OA-OWD-008',
+    'OA-OWD-009',
+    'OA-DCA-002',
+  ],
   profile: 'readonly',
   async run(t: CheckContext) {
     // Reads only, with the partner key: whatever orders and executions the tenant has are judged, nothing is created.
     const listed = await partner(t, '/partners/me/orders');
     const rows = rowsOf(t, 'OA-REP-001', listed);
-    t.expect('OA-REP-020', rows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} order rows`, received: rows.length, exchange: listed });
+    t.expect('OA-REP-020', rows.length <= LIST_CAP, {
+      documented: `at most ${LIST_CAP} order rows`,
+      received: rows.length,
+      exchange: listed,
+    });
     const executions = await partner(t, '/partners/me/executions');
     const executionRows = rowsOf(t, 'OA-REP-017', executions);
-    if (rows.length === 0 && executionRows.length === 0) t.skip('the tenant has no order and no execution yet: no invariant to judge without creating one');
+    if (rows.length === 0 && executionRows.length === 0)
+      t.skip('the tenant has no order and no execution yet: no invariant to judge without creating one');
     for (const row of rows) {
       expectOrderInvariants(t, row, { scope: 'partner', exchange: listed });
       expectNoTenantFields(t, row, listed);
@@ -295,14 +522,28 @@ export const partnerReadsHoldTheInvariants = defineCheck({
     for (const row of rows.slice(0, PASSIVE_DETAIL_READS)) {
       const one = await partner(t, `/partners/me/orders/${String(row.id)}`);
       const d = dataOf(one);
-      t.expect('OA-REP-013', is2xx(one) && d?.id === row.id, { documented: `2xx with the listed order ${String(row.id)}`, received: { status: one.response.status, body: one.response.body }, exchange: one });
+      t.expect('OA-REP-013', is2xx(one) && d?.id === row.id, {
+        documented: `2xx with the listed order ${String(row.id)}`,
+        received: { status: one.response.status, body: one.response.body },
+        exchange: one,
+      });
       expectOrderInvariants(t, d, { scope: 'partner', exchange: one });
       expectNoTenantFields(t, d, one);
     }
-    t.note(`judged ${rows.length} order rows, ${Math.min(rows.length, PASSIVE_DETAIL_READS)} order details and ${executionRows.length} execution rows of the tenant`);
-    t.expect('OA-REP-020', executionRows.length <= LIST_CAP, { documented: `at most ${LIST_CAP} execution rows`, received: executionRows.length, exchange: executions });
+    t.note(
+      `judged ${rows.length} order rows, ${Math.min(rows.length, PASSIVE_DETAIL_READS)} order details and ${executionRows.length} execution rows of the tenant`,
+    );
+    t.expect('OA-REP-020', executionRows.length <= LIST_CAP, {
+      documented: `at most ${LIST_CAP} execution rows`,
+      received: executionRows.length,
+      exchange: executions,
+    });
     for (const row of executionRows) {
-      t.expect('OA-REP-017', FEE_FIELDS.every((k) => k in row), { documented: `every row carries ${FEE_FIELDS.join(', ')}`, received: feeSnapshot(row), exchange: executions });
+      t.expect(
+        'OA-REP-017',
+        FEE_FIELDS.every((k) => k in row),
+        { documented: `every row carries ${FEE_FIELDS.join(', ')}`, received: feeSnapshot(row), exchange: executions },
+      );
       expectFeeSnapshotWhole(t, row, executions);
     }
     expectExecutionRows(t, executionRows, executions, 'OA-REP-019');

@@ -1,6 +1,6 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { randomToken } from '../shared/values.ts';
-import { PARTNER_READ } from './auth.checks.ts';
+import { PARTNER_READ } from './steps/auth.ts';
 
 export const requestIdIsEchoed = defineCheck({
   name: 'x-request-id-is-echoed-back',
@@ -18,7 +18,9 @@ export const requestIdIsEchoed = defineCheck({
       const id = randomToken('conformance-request');
       const ex = await t.orders.request({ path, headers: { 'X-Service-Key': key, 'X-Request-Id': id }, retry: false });
       t.expect(rule, ex.response.headers['x-request-id'] === id, {
-        documented: `x-request-id: ${id} echoed back on ${what}`, received: ex.response.headers['x-request-id'] ?? '(absent)', exchange: ex,
+        documented: `x-request-id: ${id} echoed back on ${what}`,
+        received: ex.response.headers['x-request-id'] ?? '(absent)',
+        exchange: ex,
       });
     }
   },
@@ -33,7 +35,9 @@ export const requestIdIsGenerated = defineCheck({
     const ex = await t.orders.request({ path: PARTNER_READ, retry: false });
     const id = ex.response.headers['x-request-id'];
     t.expect('OA-REQID-002', typeof id === 'string' && id.trim() !== '', {
-      documented: 'a generated x-request-id header when the request has none', received: id ?? '(absent)', exchange: ex,
+      documented: 'a generated x-request-id header when the request has none',
+      received: id ?? '(absent)',
+      exchange: ex,
     });
   },
 });

@@ -120,19 +120,23 @@ function shortVec(bytes: Buffer): [number, number] {
 
 /** Decode the wire bytes; throws with the reason when they are not exactly one transaction. */
 export function decodeForSigning(base64: string): DecodedTransaction {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 !== 0 || base64.length === 0) throw new Error('the transaction is not standard base64');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 !== 0 || base64.length === 0)
+    throw new Error('the transaction is not standard base64');
   const bytes = Buffer.from(base64, 'base64');
   const [count, prefix] = shortVec(bytes);
   const offset = prefix;
   const messageBytes = bytes.subarray(offset + 64 * count);
   if (messageBytes.length === 0) throw new Error(`${count} signature slots and no message`);
   const message = VersionedMessage.deserialize(messageBytes);
-  if (!Buffer.from(message.serialize()).equals(messageBytes)) throw new Error('the bytes after the message do not belong to it (trailing or non-canonical bytes)');
-  if (message.header.numRequiredSignatures !== count) throw new Error(`${count} signature slots for ${message.header.numRequiredSignatures} required signers`);
+  if (!Buffer.from(message.serialize()).equals(messageBytes))
+    throw new Error('the bytes after the message do not belong to it (trailing or non-canonical bytes)');
+  if (message.header.numRequiredSignatures !== count)
+    throw new Error(`${count} signature slots for ${message.header.numRequiredSignatures} required signers`);
   const keys = message.staticAccountKeys.map((key) => key.toBase58());
   const account = (index: number): Account => {
     const key = keys[index];
-    if (key === undefined) throw new Error(`an instruction names account ${index}, beyond the ${keys.length} keys (lookup-table accounts cannot be verified)`);
+    if (key === undefined)
+      throw new Error(`an instruction names account ${index}, beyond the ${keys.length} keys (lookup-table accounts cannot be verified)`);
     return { key, signer: message.isAccountSigner(index), writable: message.isAccountWritable(index) };
   };
   const instructions = message.compiledInstructions.map((ix) => ({
@@ -141,9 +145,15 @@ export function decodeForSigning(base64: string): DecodedTransaction {
     data: Buffer.from(ix.data),
   }));
   return {
-    version: message.version, size: bytes.length, feePayer: keys[0] ?? '(none)', signers: keys.slice(0, count),
-    recentBlockhash: message.recentBlockhash, lookupTables: message.addressTableLookups.length, instructions,
-    slots: { offset, count }, message: messageBytes,
+    version: message.version,
+    size: bytes.length,
+    feePayer: keys[0] ?? '(none)',
+    signers: keys.slice(0, count),
+    recentBlockhash: message.recentBlockhash,
+    lookupTables: message.addressTableLookups.length,
+    instructions,
+    slots: { offset, count },
+    message: messageBytes,
   };
 }
 
@@ -160,8 +170,8 @@ const short = (key: string, names: Record<string, string>) => names[key] ?? key;
 export function describeTransaction(tx: DecodedTransaction, names: Record<string, string> = {}): string[] {
   const lines = [
     `${tx.version === 'legacy' ? 'legacy' : `v${tx.version}`} transaction, ${tx.size} bytes, fee payer ${short(tx.feePayer, names)}, ` +
-    `signers [${tx.signers.map((s) => short(s, names)).join(', ')}], recent blockhash ${tx.recentBlockhash}` +
-    (tx.lookupTables > 0 ? `, ${tx.lookupTables} address lookup table(s)` : ''),
+      `signers [${tx.signers.map((s) => short(s, names)).join(', ')}], recent blockhash ${tx.recentBlockhash}` +
+      (tx.lookupTables > 0 ? `, ${tx.lookupTables} address lookup table(s)` : ''),
   ];
   tx.instructions.forEach((ix, i) => lines.push(`#${i} ${describeInstruction(ix, names)}`));
   return lines;
@@ -174,12 +184,15 @@ function describeInstruction(ix: Instruction, names: Record<string, string>): st
     return `system transfer of ${ix.data.readBigUInt64LE(4)} lamports from ${n(a[0])} to ${n(a[1])}`;
   }
   if ((ix.program === TOKEN_PROGRAM || ix.program === TOKEN_2022_PROGRAM) && ix.data.length >= 9) {
-    if (ix.data[0] === 12) return `token TransferChecked of ${ix.data.readBigUInt64LE(1)} of mint ${n(a[1])} from ${n(a[0])} to ${n(a[2])}, authority ${n(a[3])}`;
+    if (ix.data[0] === 12)
+      return `token TransferChecked of ${ix.data.readBigUInt64LE(1)} of mint ${n(a[1])} from ${n(a[0])} to ${n(a[2])}, authority ${n(a[3])}`;
     if (ix.data[0] === 3) return `token Transfer of ${ix.data.readBigUInt64LE(1)} from ${n(a[0])} to ${n(a[1])}, authority ${n(a[2])}`;
   }
   if (MEMO_PROGRAMS.includes(ix.program)) return `memo ${JSON.stringify(ix.data.toString('utf8').slice(0, 80))}`;
-  return `program ${short(ix.program, names)}, data ${ix.data.subarray(0, 32).toString('hex')}${ix.data.length > 32 ? '…' : ''} (${ix.data.length} bytes), ` +
-    `accounts [${a.map((account) => `${n(account)}${account.signer ? ' (signer)' : ''}${account.writable ? ' (writable)' : ''}`).join(', ')}]`;
+  return (
+    `program ${short(ix.program, names)}, data ${ix.data.subarray(0, 32).toString('hex')}${ix.data.length > 32 ? '…' : ''} (${ix.data.length} bytes), ` +
+    `accounts [${a.map((account) => `${n(account)}${account.signer ? ' (signer)' : ''}${account.writable ? ' (writable)' : ''}`).join(', ')}]`
+  );
 }
 
 /** What one step lets move: amounts by mint, from the user to the manager, or from the manager to the user. */
@@ -195,12 +208,27 @@ interface Allowance {
 function allowanceOf(step: SigningStep, user: GateUser): Allowance {
   switch (step.kind) {
     case 'deposit':
-      return { toManager: new Map([[step.inputMint, step.inputAmount]]), feeLamports: step.feeLamports, toUser: new Set(), otherSigners: new Set() };
+      return {
+        toManager: new Map([[step.inputMint, step.inputAmount]]),
+        feeLamports: step.feeLamports,
+        toUser: new Set(),
+        otherSigners: new Set(),
+      };
     case 'dca-modify':
-      return { toManager: new Map([[step.inputMint, step.raise > 0n ? step.raise : 0n]]), feeLamports: 0n, toUser: new Set(), otherSigners: new Set() };
+      return {
+        toManager: new Map([[step.inputMint, step.raise > 0n ? step.raise : 0n]]),
+        feeLamports: 0n,
+        toUser: new Set(),
+        otherSigners: new Set(),
+      };
     case 'wallet-withdrawal':
     case 'order-withdrawal':
-      return { toManager: new Map(), feeLamports: 0n, toUser: step.mints.length > 0 ? new Set(step.mints) : 'any', otherSigners: new Set([user.walletAddress]) };
+      return {
+        toManager: new Map(),
+        feeLamports: 0n,
+        toUser: step.mints.length > 0 ? new Set(step.mints) : 'any',
+        otherSigners: new Set([user.walletAddress]),
+      };
   }
 }
 
@@ -213,11 +241,15 @@ export function problemsOf(tx: DecodedTransaction, step: SigningStep, user: Gate
   let hash: Uint8Array | undefined;
   try {
     hash = bs58.decode(tx.recentBlockhash);
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   if (hash?.length !== 32) problems.push(`the recent blockhash ${tx.recentBlockhash} is not 32 bytes`);
   if (tx.lookupTables > 0) problems.push('it loads accounts from address lookup tables, which cannot be verified without the chain');
   if (tx.feePayer !== me) problems.push(`the fee payer is ${tx.feePayer}, not the user's wallet ${me}`);
-  for (const signer of tx.signers) if (signer !== me && !allow.otherSigners.has(signer)) problems.push(`it needs the signature of ${signer}, neither the user's wallet nor its manager`);
+  for (const signer of tx.signers)
+    if (signer !== me && !allow.otherSigners.has(signer))
+      problems.push(`it needs the signature of ${signer}, neither the user's wallet nor its manager`);
 
   const toManager = new Map<string, bigint>();
   let fee = 0n;
@@ -266,7 +298,12 @@ export function problemsOf(tx: DecodedTransaction, step: SigningStep, user: Gate
     }
     if (ix.program === TOKEN_PROGRAM || ix.program === TOKEN_2022_PROGRAM) {
       const kind = ix.data[0];
-      if (kind === 17 && a.length === 1 && [ataOf(manager, NATIVE_MINT, ix.program), ataOf(me, NATIVE_MINT, ix.program)].includes(a[0]!.key)) return; // SyncNative
+      if (
+        kind === 17 &&
+        a.length === 1 &&
+        [ataOf(manager, NATIVE_MINT, ix.program), ataOf(me, NATIVE_MINT, ix.program)].includes(a[0]!.key)
+      )
+        return; // SyncNative
       const checked = kind === 12 && ix.data.length === 10 && a.length === 4;
       const plain = kind === 3 && ix.data.length === 9 && a.length === 3;
       if (!checked && !plain) {
@@ -276,15 +313,20 @@ export function problemsOf(tx: DecodedTransaction, step: SigningStep, user: Gate
       const amount = ix.data.readBigUInt64LE(1);
       const [source, destination, authority] = checked ? [a[0]!.key, a[2]!.key, a[3]!.key] : [a[0]!.key, a[1]!.key, a[2]!.key];
       const candidates = checked ? [a[1]!.key] : mints;
-      const mint = candidates.find((m) =>
-        (authority === me && source === ataOf(me, m, ix.program) && (destination === ataOf(manager, m, ix.program) || (suiteTampered && destination === ataOf(me, m, ix.program)))) ||
-        (authority === manager && source === ataOf(manager, m, ix.program) && destination === ataOf(me, m, ix.program)));
+      const mint = candidates.find(
+        (m) =>
+          (authority === me &&
+            source === ataOf(me, m, ix.program) &&
+            (destination === ataOf(manager, m, ix.program) || (suiteTampered && destination === ataOf(me, m, ix.program)))) ||
+          (authority === manager && source === ataOf(manager, m, ix.program) && destination === ataOf(me, m, ix.program)),
+      );
       if (mint === undefined) {
         problems.push(`${where}: ${describeInstruction(ix, {})}, not ${describeAllowed(step)}`);
         return;
       }
       if (authority === me && destination === ataOf(manager, mint, ix.program)) {
-        if (!allow.toManager.has(mint)) problems.push(`${where}: moves ${amount} of ${mint} from the user to the manager; ${STEP_WORDS[step.kind]} moves none of it`);
+        if (!allow.toManager.has(mint))
+          problems.push(`${where}: moves ${amount} of ${mint} from the user to the manager; ${STEP_WORDS[step.kind]} moves none of it`);
         add(toManager, mint, amount);
       } else if (authority === manager && !mayReceiveFromManager(mint)) {
         problems.push(`${where}: pays ${mint} to the user, a mint this withdrawal does not name`);
@@ -295,10 +337,22 @@ export function problemsOf(tx: DecodedTransaction, step: SigningStep, user: Gate
       const kind = ix.data.length === 0 ? 0 : ix.data[0];
       const [payer, ata, owner, mint, , program] = a.map((account) => account.key);
       const owners = step.kind === 'deposit' || step.kind === 'dca-modify' ? [manager] : [me];
-      const createMint = (m: string | undefined) => m !== undefined && (step.kind.endsWith('withdrawal') ? mayReceiveFromManager(m) : allow.toManager.has(m));
-      if ((kind === 0 || kind === 1) && ix.data.length <= 1 && a.length === 6 && payer === me && owners.includes(owner!) && createMint(mint) &&
-        (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) && ata === ataOf(owner!, mint!, program!)) return;
-      problems.push(`${where}: an associated-token-account instruction other than creating ${step.kind.endsWith('withdrawal') ? 'the user\'s' : 'the manager\'s'} account of the step's mint (${describeInstruction(ix, {})})`);
+      const createMint = (m: string | undefined) =>
+        m !== undefined && (step.kind.endsWith('withdrawal') ? mayReceiveFromManager(m) : allow.toManager.has(m));
+      if (
+        (kind === 0 || kind === 1) &&
+        ix.data.length <= 1 &&
+        a.length === 6 &&
+        payer === me &&
+        owners.includes(owner!) &&
+        createMint(mint) &&
+        (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) &&
+        ata === ataOf(owner!, mint!, program!)
+      )
+        return;
+      problems.push(
+        `${where}: an associated-token-account instruction other than creating ${step.kind.endsWith('withdrawal') ? "the user's" : "the manager's"} account of the step's mint (${describeInstruction(ix, {})})`,
+      );
       return;
     }
     problems.push(`${where}: ${describeInstruction(ix, {})}: no instruction of ${STEP_WORDS[step.kind]}`);
@@ -306,35 +360,49 @@ export function problemsOf(tx: DecodedTransaction, step: SigningStep, user: Gate
 
   for (const [mint, expected] of allow.toManager) {
     const moved = toManager.get(mint) ?? 0n;
-    if (suiteTampered ? moved > expected : moved !== expected) problems.push(`it moves ${moved} of ${mint} from the user to the manager; ${STEP_WORDS[step.kind]} moves ${suiteTampered ? 'at most ' : ''}${expected}`);
+    if (suiteTampered ? moved > expected : moved !== expected)
+      problems.push(
+        `it moves ${moved} of ${mint} from the user to the manager; ${STEP_WORDS[step.kind]} moves ${suiteTampered ? 'at most ' : ''}${expected}`,
+      );
   }
-  if (suiteTampered ? fee > allow.feeLamports : fee !== allow.feeLamports) problems.push(`it moves ${fee} lamports of fees from the user to the manager; ${STEP_WORDS[step.kind]} moves ${allow.feeLamports}`);
+  if (suiteTampered ? fee > allow.feeLamports : fee !== allow.feeLamports)
+    problems.push(`it moves ${fee} lamports of fees from the user to the manager; ${STEP_WORDS[step.kind]} moves ${allow.feeLamports}`);
   const budgeted = units ?? DEFAULT_UNITS_PER_INSTRUCTION * BigInt(Math.max(1, tx.instructions.length));
   const priority = ((budgeted > MAX_COMPUTE_UNITS ? MAX_COMPUTE_UNITS : budgeted) * microLamports + 999_999n) / 1_000_000n;
-  if (priority > MAX_PRIORITY_FEE_LAMPORTS) problems.push(`its compute-budget settings add a priority fee of ${priority} lamports, over ${MAX_PRIORITY_FEE_LAMPORTS}`);
+  if (priority > MAX_PRIORITY_FEE_LAMPORTS)
+    problems.push(`its compute-budget settings add a priority fee of ${priority} lamports, over ${MAX_PRIORITY_FEE_LAMPORTS}`);
   return problems;
 }
 
 function describeAllowed(step: SigningStep): string {
-  return step.kind === 'deposit' || step.kind === 'dca-modify' ? 'from the user\'s wallet to its manager' : 'from the manager to the user\'s own wallet';
+  return step.kind === 'deposit' || step.kind === 'dca-modify'
+    ? "from the user's wallet to its manager"
+    : "from the manager to the user's own wallet";
 }
 
 function documentedFor(step: SigningStep): string {
   switch (step.kind) {
     case 'deposit':
-      return `a deposit paid by the user's wallet that moves exactly inputAmount ${step.inputAmount} of ${step.inputMint}` +
+      return (
+        `a deposit paid by the user's wallet that moves exactly inputAmount ${step.inputAmount} of ${step.inputMint}` +
         `${step.feeLamports > 0n ? ` and feeLamports ${step.feeLamports}` : ''} to the user's manager, and nothing else of the wallet ` +
-        '(memo, compute budget and creating the manager\'s token account aside)';
+        "(memo, compute budget and creating the manager's token account aside)"
+      );
     case 'dca-modify':
       return `a totalAmount change that moves ${step.raise > 0n ? step.raise : 0n} of ${step.inputMint} from the user's wallet to its manager, and nothing else of the wallet`;
     default:
-      return 'a withdrawal paid by the user\'s wallet that moves funds only from the manager to the user\'s own wallet, and nothing else of the wallet';
+      return "a withdrawal paid by the user's wallet that moves funds only from the manager to the user's own wallet, and nothing else of the wallet";
   }
 }
 
 /** Refused unsigned: the target handed out a transaction the documents do not describe at this step. */
 export class SigningRefused extends ConformanceFailure {
-  constructor(readonly step: SigningStep, readonly problems: string[], readonly decoded: string[], exchange?: Exchange) {
+  constructor(
+    readonly step: SigningStep,
+    readonly problems: string[],
+    readonly decoded: string[],
+    exchange?: Exchange,
+  ) {
     super(STEP_RULES[step.kind], {
       documented: `${STEP_WORDS[step.kind]}: ${documentedFor(step)}. The suite refused to sign it`,
       received: { problems, transaction: decoded },
@@ -346,7 +414,11 @@ export class SigningRefused extends ConformanceFailure {
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 function ed25519(bytes: Buffer, signer: Keypair): Buffer {
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]), format: 'der', type: 'pkcs8' });
+  const key = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return ed25519Sign(null, bytes, key);
 }
 
@@ -355,14 +427,19 @@ function ed25519(bytes: Buffer, signer: Keypair): Buffer {
  * the user's wallet. Throws SigningRefused (a failure of the step's rule) with the decoded transaction otherwise.
  */
 export function signForStep(base64: string, step: SigningStep, user: GateUser, opts: GateOptions = {}): string {
-  const names = { [user.userPubkey]: 'the user\'s wallet', [user.walletAddress]: 'the manager' };
+  const names = { [user.userPubkey]: "the user's wallet", [user.walletAddress]: 'the manager' };
   let tx: DecodedTransaction;
   try {
     tx = decodeForSigning(base64);
   } catch (e) {
-    throw new SigningRefused(step, [`it does not decode as one transaction: ${(e as Error).message}`], [`${base64.slice(0, 120)}${base64.length > 120 ? '…' : ''}`], opts.exchange);
+    throw new SigningRefused(
+      step,
+      [`it does not decode as one transaction: ${(e as Error).message}`],
+      [`${base64.slice(0, 120)}${base64.length > 120 ? '…' : ''}`],
+      opts.exchange,
+    );
   }
-  if (user.keypair.publicKey.toBase58() !== user.userPubkey) throw new Error('signing gate: the keypair is not the user\'s wallet');
+  if (user.keypair.publicKey.toBase58() !== user.userPubkey) throw new Error("signing gate: the keypair is not the user's wallet");
   const problems = problemsOf(tx, step, user, opts.suiteTampered);
   if (problems.length > 0) throw new SigningRefused(step, problems, describeTransaction(tx, names), opts.exchange);
   const slot = tx.signers.indexOf(user.userPubkey);

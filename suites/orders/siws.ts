@@ -31,8 +31,14 @@ export interface SiwsConfig {
 
 const DEFAULT_CONFIG: SiwsConfig = {
   template: [
-    '{domain} wants you to sign in with your Solana account:', '{userPubkey}', '', 'URI: {uri}', 'Version: 1',
-    'Chain ID: {chainId}', 'Issued At: {issuedAt}', 'Nonce: {nonce}',
+    '{domain} wants you to sign in with your Solana account:',
+    '{userPubkey}',
+    '',
+    'URI: {uri}',
+    'Version: 1',
+    'Chain ID: {chainId}',
+    'Issued At: {issuedAt}',
+    'Nonce: {nonce}',
   ],
   domain: null,
   uri: null,
@@ -52,10 +58,12 @@ export function siwsConfig(): SiwsConfig {
   try {
     read = (parse(readFileSync(file, 'utf8')) ?? {}) as Partial<SiwsConfig>;
   } catch (e) {
-    if (process.env.CONFORMANCE_SIWS_CONFIG) throw new Error(`CONFORMANCE_SIWS_CONFIG ${process.env.CONFORMANCE_SIWS_CONFIG}: ${(e as Error).message}`);
+    if (process.env.CONFORMANCE_SIWS_CONFIG)
+      throw new Error(`CONFORMANCE_SIWS_CONFIG ${process.env.CONFORMANCE_SIWS_CONFIG}: ${(e as Error).message}`);
   }
   cached = {
-    ...DEFAULT_CONFIG, ...read,
+    ...DEFAULT_CONFIG,
+    ...read,
     limits: { ...DEFAULT_CONFIG.limits, ...(read.limits ?? {}) },
     chainId: { ...DEFAULT_CONFIG.chainId, ...(read.chainId ?? {}) },
     nonce: { ...DEFAULT_CONFIG.nonce, ...(read.nonce ?? {}) },
@@ -115,11 +123,15 @@ export function renderSiws(ordersUrl: string, fields: SiwsFields, opts: SiwsOpti
     uri: process.env.CONFORMANCE_SIWS_URI ?? c.uri ?? base,
     chainId: siwsChainId(opts.environment),
     statement: siwsStatement(c) ?? '',
-    userPubkey: fields.userPubkey, issuedAt: fields.issuedAt, nonce: fields.nonce,
+    userPubkey: fields.userPubkey,
+    issuedAt: fields.issuedAt,
+    nonce: fields.nonce,
     ...opts.values,
   };
   const end = opts.lineEnding ?? c.limits.lineEnding;
-  const lines = siwsTemplate(c).filter((_line, i) => i !== opts.omitLine).map((line) => line.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? ''));
+  const lines = siwsTemplate(c)
+    .filter((_line, i) => i !== opts.omitLine)
+    .map((line) => line.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? ''));
   return lines.join(end) + ((opts.trailingNewline ?? c.limits.trailingNewline) ? end : '');
 }
 
@@ -127,7 +139,11 @@ const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /** ed25519 over the exact UTF-8 bytes of `message`, base58. */
 export function signSiws(message: string, signer: Keypair): string {
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]), format: 'der', type: 'pkcs8' });
+  const key = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return bs58.encode(sign(null, Buffer.from(message, 'utf8'), key));
 }
 
@@ -151,12 +167,27 @@ export interface OnboardBody {
  * gate: the run's own wallet (TEST_WALLET_SECRET_KEY, signing-gate.ts protectWallet) signs only the canonical
  * message of this run's domain, URI and chain naming itself; the probes that bend the form use throwaway wallets.
  */
-export function onboardBody(ordersUrl: string, sub: string, wallet: Keypair, issuedAt: Date,
-  opts: SiwsOptions & { signer?: Keypair; nonce?: string } = {}): OnboardBody {
+export function onboardBody(
+  ordersUrl: string,
+  sub: string,
+  wallet: Keypair,
+  issuedAt: Date,
+  opts: SiwsOptions & { signer?: Keypair; nonce?: string } = {},
+): OnboardBody {
   const signer = opts.signer ?? wallet;
-  const bent = opts.lineEnding !== undefined || opts.trailingNewline !== undefined || opts.values !== undefined || opts.omitLine !== undefined ||
-    opts.environment !== undefined || signer !== wallet;
-  if (bent && isProtectedWallet(signer)) throw new Error('SIWS gate: the run\'s wallet signs only the canonical message of this run (a probe must use a throwaway wallet)');
-  const message = renderSiws(ordersUrl, { userPubkey: wallet.publicKey.toBase58(), issuedAt: issuedAt.toISOString(), nonce: opts.nonce ?? siwsNonce() }, opts);
+  const bent =
+    opts.lineEnding !== undefined ||
+    opts.trailingNewline !== undefined ||
+    opts.values !== undefined ||
+    opts.omitLine !== undefined ||
+    opts.environment !== undefined ||
+    signer !== wallet;
+  if (bent && isProtectedWallet(signer))
+    throw new Error("SIWS gate: the run's wallet signs only the canonical message of this run (a probe must use a throwaway wallet)");
+  const message = renderSiws(
+    ordersUrl,
+    { userPubkey: wallet.publicKey.toBase58(), issuedAt: issuedAt.toISOString(), nonce: opts.nonce ?? siwsNonce() },
+    opts,
+  );
   return { sub, userPubkey: wallet.publicKey.toBase58(), siws: { message, signature: signSiws(message, signer) } };
 }

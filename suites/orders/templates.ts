@@ -19,9 +19,11 @@ function read(file: string | URL, what: string): Record<string, Template> {
   } catch (e) {
     throw new Error(`${what}: ${(e as Error).message.split('\n')[0]}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error(`${what}: expected a map of order type -> request template`);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new Error(`${what}: expected a map of order type -> request template`);
   for (const [type, template] of Object.entries(doc)) {
-    if (typeof template !== 'object' || template === null || Array.isArray(template)) throw new Error(`${what}: the template of ${type} is not an object`);
+    if (typeof template !== 'object' || template === null || Array.isArray(template))
+      throw new Error(`${what}: the template of ${type} is not an object`);
   }
   return doc as Record<string, Template>;
 }

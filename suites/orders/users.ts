@@ -1,35 +1,38 @@
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { findOperation, validateResponse } from '../../generators/index.ts';
+import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
 import type { CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed, Unsupported } from '../harness/failure.ts';
-import { isObject, randomToken } from '../shared/values.ts';
+import { randomToken } from '../shared/values.ts';
 import { protectWallet } from './signing-gate.ts';
 import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
-
-export function errorCode(ex: Exchange): unknown {
-  const b = ex.response.body;
-  return isObject(b) && isObject(b.error) ? b.error.code : undefined;
-}
-
-export function dataOf(ex: Exchange): Record<string, unknown> | undefined {
-  const b = ex.response.body;
-  return isObject(b) && isObject(b.data) ? b.data : undefined;
-}
-
-export const is2xx = (ex: Exchange) => ex.response.status >= 200 && ex.response.status < 300;
 
 /** Check an answer against the orders spec as the harness does (violations surface after the check's assertions). */
 export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Exchange): void {
   const r = validateResponse('orders', operationId, ex.response.status, ex.response.mediaType, ex.response.body);
   if (!r.documentedStatus || !r.documentedMediaType) {
-    t.violations.push({ rule: 'OA-SHAPE-001', detail: { documented: `a documented status and media type for ${operationId}`, received: { status: ex.response.status, mediaType: ex.response.mediaType, body: ex.response.body }, exchange: ex } });
+    t.violations.push({
+      rule: 'OA-SHAPE-001',
+      detail: {
+        documented: `a documented status and media type for ${operationId}`,
+        received: { status: ex.response.status, mediaType: ex.response.mediaType, body: ex.response.body },
+        exchange: ex,
+      },
+    });
     return;
   }
   for (const err of r.errors) {
-    t.violations.push({ rule: err.rule, detail: { documented: `the ${ex.response.status} body of ${operationId} matches the spec`, received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body }, exchange: ex } });
+    t.violations.push({
+      rule: err.rule,
+      detail: {
+        documented: `the ${ex.response.status} body of ${operationId} matches the spec`,
+        received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body },
+        exchange: ex,
+      },
+    });
   }
 }
 
@@ -48,10 +51,14 @@ export async function servedRequest(t: CheckContext, spec: RequestSpec): Promise
   rateLimited(ex);
   if (spec.validate === false) return ex;
   if (ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND' && !('404' in op.responses)) {
-    t.violations.push({ rule: 'OA-SHAPE-001', detail: {
-      documented: `${method} ${op.path} is an operation of the document, with no 404 among its answers: the target serves it (404 NOT_FOUND means it does not serve the operation at all, or answers it 404 where the document gives another answer)`,
-      received: { status: 404, code: 'NOT_FOUND', body: ex.response.body }, exchange: ex,
-    } });
+    t.violations.push({
+      rule: 'OA-SHAPE-001',
+      detail: {
+        documented: `${method} ${op.path} is an operation of the document, with no 404 among its answers: the target serves it (404 NOT_FOUND means it does not serve the operation at all, or answers it 404 where the document gives another answer)`,
+        received: { status: 404, code: 'NOT_FOUND', body: ex.response.body },
+        exchange: ex,
+      },
+    });
     return ex;
   }
   validateAgainstSpec(t, op.operationId, ex);
@@ -114,14 +121,20 @@ export function throwawayWallet(): Keypair {
 
 export async function postOnboard(t: CheckContext, body: unknown, key?: string): Promise<Exchange> {
   return await servedRequest(t, {
-    method: 'POST', path: '/partner/onboard', json: body,
+    method: 'POST',
+    path: '/partner/onboard',
+    json: body,
     headers: { 'X-Service-User': undefined, ...(key ? { 'X-Service-Key': key } : {}) },
   });
 }
 
 /** A correct onboarding body at the service's time. */
-export async function correctBody(t: CheckContext, sub: string, wallet: Keypair,
-  opts: SiwsOptions & { signer?: Keypair; nonce?: string; environment?: SiwsEnvironment; offsetSeconds?: number } = {}): Promise<OnboardBody> {
+export async function correctBody(
+  t: CheckContext,
+  sub: string,
+  wallet: Keypair,
+  opts: SiwsOptions & { signer?: Keypair; nonce?: string; environment?: SiwsEnvironment; offsetSeconds?: number } = {},
+): Promise<OnboardBody> {
   const { now } = await serviceNow(t);
   return onboardBody(t.orders.baseUrl, sub, wallet, new Date(now.getTime() + (opts.offsetSeconds ?? 0) * 1000), opts);
 }
@@ -153,13 +166,22 @@ export async function onboardedUser(t: CheckContext, wallet: TestWallet = testWa
  * check; 400 SIWS_INVALID rejects it (the check skips: the suite's form is not this target's, set CONFORMANCE_SIWS_*).
  */
 export async function canonicalSignIn(t: CheckContext): Promise<Exchange> {
-  const wallet = t.control.has('funding') || t.env.credentials.walletSecretKey
-    ? testWallet(t) : { keypair: throwawayWallet(), sub: randomToken('conformance-sub') };
+  const wallet =
+    t.control.has('funding') || t.env.credentials.walletSecretKey
+      ? testWallet(t)
+      : { keypair: throwawayWallet(), sub: randomToken('conformance-sub') };
   const ex = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair));
   if (ex.response.status === 400 && errorCode(ex) === 'SIWS_INVALID') {
-    t.rejectAssumption('siws-form', `the target rejects the suite's canonical SIWS sign-in (specs/siws.yaml; CONFORMANCE_SIWS_DOMAIN, _URI, _CHAIN_ID, _STATEMENT) with 400 SIWS_INVALID: ${JSON.stringify(ex.response.body).slice(0, 300)}`);
+    t.rejectAssumption(
+      'siws-form',
+      `the target rejects the suite's canonical SIWS sign-in (specs/siws.yaml; CONFORMANCE_SIWS_DOMAIN, _URI, _CHAIN_ID, _STATEMENT) with 400 SIWS_INVALID: ${JSON.stringify(ex.response.body).slice(0, 300)}`,
+    );
   }
-  if (!is2xx(ex)) throw new SetupFailed(`a canonical sign-in of ${wallet.sub} answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`, ex);
+  if (!is2xx(ex))
+    throw new SetupFailed(
+      `a canonical sign-in of ${wallet.sub} answered ${ex.response.status} ${JSON.stringify(ex.response.body).slice(0, 300)}`,
+      ex,
+    );
   t.confirm('siws-form');
   return ex;
 }
@@ -179,9 +201,13 @@ export async function otherTenantKey(t: CheckContext): Promise<{ apiKey: string;
     return { apiKey, alt: false, environment };
   }
   const alt = t.env.credentials.ordersApiKeyAlt;
-  if (!alt) throw new Unsupported('tenants (or ORDERS_API_KEY_ALT, a second tenant\'s key)');
-  if (alt === t.env.credentials.ordersApiKey) throw new SetupFailed('ORDERS_API_KEY_ALT is ORDERS_API_KEY: another tenant\'s key is needed');
-  const ex = await t.orders.request({ path: '/partners/me/orders', headers: { 'X-Service-Key': alt, 'X-Service-User': undefined }, validate: false });
+  if (!alt) throw new Unsupported("tenants (or ORDERS_API_KEY_ALT, a second tenant's key)");
+  if (alt === t.env.credentials.ordersApiKey) throw new SetupFailed("ORDERS_API_KEY_ALT is ORDERS_API_KEY: another tenant's key is needed");
+  const ex = await t.orders.request({
+    path: '/partners/me/orders',
+    headers: { 'X-Service-Key': alt, 'X-Service-User': undefined },
+    validate: false,
+  });
   rateLimited(ex);
   if (!is2xx(ex)) throw new SetupFailed(`ORDERS_API_KEY_ALT is not accepted: GET /partners/me/orders answered ${ex.response.status}`, ex);
   return { apiKey: alt, alt: true };

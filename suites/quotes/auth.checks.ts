@@ -14,7 +14,9 @@ const ENDPOINTS: Array<{ path: string; query?: Record<string, string> }> = [
 function expectPlatformInvalidKey(t: CheckContext, ex: Exchange): void {
   const body = ex.response.body;
   t.expect('Q-AUTH-003', isObject(body) && isObject(body.error) && body.error.code === 'invalid_api_key', {
-    documented: 'the platform body {error: {code: "invalid_api_key"}}', received: body, exchange: ex,
+    documented: 'the platform body {error: {code: "invalid_api_key"}}',
+    received: body,
+    exchange: ex,
   });
 }
 
@@ -28,15 +30,29 @@ function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => 
     async run(t: CheckContext) {
       for (const { path, query } of ENDPOINTS) {
         const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key() }, retry: false });
-        t.expect(rule, ex.response.status === 401, { documented: `GET ${path} with ${what} answered 401`, received: ex.response.status, exchange: ex });
+        t.expect(rule, ex.response.status === 401, {
+          documented: `GET ${path} with ${what} answered 401`,
+          received: ex.response.status,
+          exchange: ex,
+        });
         expectPlatformInvalidKey(t, ex);
       }
     },
   });
 }
 
-export const missingKeyIsRejectedWith401 = rejectsKey('missing-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-001', () => undefined, 'no x-api-key');
-export const unknownKeyIsRejectedWith401 = rejectsKey('unknown-api-key-is-rejected-with-401-invalid-api-key', 'Q-AUTH-002', () => randomToken('unknown-key'), 'an unknown x-api-key');
+export const missingKeyIsRejectedWith401 = rejectsKey(
+  'missing-api-key-is-rejected-with-401-invalid-api-key',
+  'Q-AUTH-001',
+  () => undefined,
+  'no x-api-key',
+);
+export const unknownKeyIsRejectedWith401 = rejectsKey(
+  'unknown-api-key-is-rejected-with-401-invalid-api-key',
+  'Q-AUTH-002',
+  () => randomToken('unknown-key'),
+  'an unknown x-api-key',
+);
 
 /** Query parameter names a careless key path might read a key from. */
 const KEY_QUERY_NAMES = ['x-api-key', 'apiKey', 'api_key', 'key', 'token'];
@@ -57,7 +73,11 @@ export const keyIsReadFromTheHeaderOnly = defineCheck({
     for (const { path, query } of ENDPOINTS) {
       for (const [what, headers, extra] of cases) {
         const ex = await t.quotes.request({ path, query: { ...query, ...extra }, headers, retry: false });
-        t.expect('Q-AUTH-008', ex.response.status === 401, { documented: `GET ${path} with ${what}: 401`, received: ex.response.status, exchange: ex });
+        t.expect('Q-AUTH-008', ex.response.status === 401, {
+          documented: `GET ${path} with ${what}: 401`,
+          received: ex.response.status,
+          exchange: ex,
+        });
         expectPlatformInvalidKey(t, ex);
       }
     }
@@ -74,7 +94,11 @@ export const revokedKeyIsRejectedWith401 = defineCheck({
     const key = await t.control.createQuoteKey({ state: 'revoked' });
     for (const { path, query } of ENDPOINTS) {
       const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key }, retry: false });
-      t.expect('Q-AUTH-004', ex.response.status === 401, { documented: `GET ${path} with a revoked x-api-key answered 401`, received: ex.response.status, exchange: ex });
+      t.expect('Q-AUTH-004', ex.response.status === 401, {
+        documented: `GET ${path} with a revoked x-api-key answered 401`,
+        received: ex.response.status,
+        exchange: ex,
+      });
       expectPlatformInvalidKey(t, ex);
     }
   },

@@ -8,7 +8,16 @@
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import {
-  Judge, discover, isCodeMessage, isPlainText, quoteParams, quoteRuns, requestQuote, type Discovery, type QuoteCall, type Range,
+  Judge,
+  discover,
+  isCodeMessage,
+  isPlainText,
+  quoteParams,
+  quoteRuns,
+  requestQuote,
+  type Discovery,
+  type QuoteCall,
+  type Range,
 } from './quote-support.ts';
 import { expectAccepted, quote } from './samples.ts';
 
@@ -34,7 +43,8 @@ function publishedRanges(t: CheckContext, d: Discovery): Array<{ name: string; t
 function expectBoundsError(t: CheckContext, rule: 'Q-BOUNDS-001' | 'Q-BOUNDS-002', call: QuoteCall, what: string, code?: number): void {
   t.expect(rule, call.status === 400 && isCodeMessage(call.body), {
     documented: `${what} is outside the published bounds: 400 with the JSON body {code: integer, message: string}`,
-    received: { status: call.status, contentType: call.ex.response.headers['content-type'], body: call.body }, exchange: call.ex,
+    received: { status: call.status, contentType: call.ex.response.headers['content-type'], body: call.body },
+    exchange: call.ex,
   });
   if (code !== undefined) {
     t.expect(rule, call.body.code === code, { documented: `${what}: code ${code}`, received: call.body, exchange: call.ex });
@@ -59,11 +69,18 @@ export const publishedRangesAreAccepted = defineCheck({
         expectAccepted(t, 'Q-INFO-013', call, `${name}=${value} (inside the published ${range.min} to ${range.max})`);
       }
     }
-    const inside = fc.constantFrom(...ranges).chain(({ name, range }) => fc.integer({ min: range.min, max: range.max }).map((value) => ({ name, value })));
-    await t.property('Q-BOUNDS-002', inside, async ({ name, value }) => {
-      const call = await quote(t, j, d, quoteParams({ [name]: value }));
-      expectAccepted(t, 'Q-BOUNDS-002', call, `${name}=${value} (inside the published range)`);
-    }, quoteRuns(t, 12));
+    const inside = fc
+      .constantFrom(...ranges)
+      .chain(({ name, range }) => fc.integer({ min: range.min, max: range.max }).map((value) => ({ name, value })));
+    await t.property(
+      'Q-BOUNDS-002',
+      inside,
+      async ({ name, value }) => {
+        const call = await quote(t, j, d, quoteParams({ [name]: value }));
+        expectAccepted(t, 'Q-BOUNDS-002', call, `${name}=${value} (inside the published range)`);
+      },
+      quoteRuns(t, 12),
+    );
   },
 });
 
@@ -85,12 +102,20 @@ export const valuesOutsideThePublishedRangeGiveCodeMessage = defineCheck({
     const outside = fc.constantFrom(...ranges).chain(({ name, typeMax, range }) => {
       const options = [fc.integer({ min: Math.min(range.max + 1, typeMax), max: typeMax })];
       if (range.min > 0) options.push(fc.integer({ min: 0, max: range.min - 1 }));
-      return fc.oneof(...options).filter((v) => v < range.min || v > range.max).map((value) => ({ name, value, range }));
+      return fc
+        .oneof(...options)
+        .filter((v) => v < range.min || v > range.max)
+        .map((value) => ({ name, value, range }));
     });
-    await t.property('Q-BOUNDS-002', outside, async ({ name, value, range }) => {
-      const call = await requestQuote(t, quoteParams({ [name]: value }), { noRetry: true });
-      expectBoundsError(t, 'Q-BOUNDS-002', call, `${name}=${value} (published range ${range.min} to ${range.max})`);
-    }, quoteRuns(t, 15));
+    await t.property(
+      'Q-BOUNDS-002',
+      outside,
+      async ({ name, value, range }) => {
+        const call = await requestQuote(t, quoteParams({ [name]: value }), { noRetry: true });
+        expectBoundsError(t, 'Q-BOUNDS-002', call, `${name}=${value} (published range ${range.min} to ${range.max})`);
+      },
+      quoteRuns(t, 15),
+    );
   },
 });
 
@@ -104,10 +129,15 @@ export const numQuotesOutOfBoundsGivesCode7 = defineCheck({
       const call = await requestQuote(t, quoteParams({ numQuotes: value }), { noRetry: true });
       expectBoundsError(t, 'Q-BOUNDS-001', call, `numQuotes=${value} (documented 1 to 10)`, 7);
     }
-    await t.property('Q-BOUNDS-001', fc.integer({ min: 11, max: 255 }), async (value) => {
-      const call = await requestQuote(t, quoteParams({ numQuotes: value }), { noRetry: true });
-      expectBoundsError(t, 'Q-BOUNDS-001', call, `numQuotes=${value} (documented 1 to 10)`, 7);
-    }, quoteRuns(t, 8));
+    await t.property(
+      'Q-BOUNDS-001',
+      fc.integer({ min: 11, max: 255 }),
+      async (value) => {
+        const call = await requestQuote(t, quoteParams({ numQuotes: value }), { noRetry: true });
+        expectBoundsError(t, 'Q-BOUNDS-001', call, `numQuotes=${value} (documented 1 to 10)`, 7);
+      },
+      quoteRuns(t, 8),
+    );
   },
 });
 
@@ -115,11 +145,13 @@ export const numQuotesOutOfBoundsGivesCode7 = defineCheck({
 const outOfType: fc.Arbitrary<{ name: string; value: string }> = fc.oneof(
   fc.integer({ min: 256, max: 1_000_000 }).map((v) => ({ name: 'numQuotes', value: String(v) })),
   fc.integer({ min: 65536, max: 10_000_000 }).map((v) => ({ name: 'slippageBps', value: String(v) })),
-  fc.constantFrom('accountsLimitTotal', 'accountsLimitWritable', 'maxPriceDeviationBps')
+  fc
+    .constantFrom('accountsLimitTotal', 'accountsLimitWritable', 'maxPriceDeviationBps')
     .chain((name) => fc.integer({ min: 65536, max: 10_000_000 }).map((v) => ({ name, value: String(v) }))),
   fc.bigInt({ min: 4294967296n, max: 10n ** 12n }).map((v) => ({ name: 'sizeConstraint', value: v.toString() })),
   fc.bigInt({ min: 18446744073709551616n, max: 10n ** 24n }).map((v) => ({ name: 'amount', value: v.toString() })),
-  fc.tuple(fc.constantFrom('numQuotes', 'slippageBps', 'maxPriceDeviationBps'), fc.integer({ min: -100_000, max: -1 }))
+  fc
+    .tuple(fc.constantFrom('numQuotes', 'slippageBps', 'maxPriceDeviationBps'), fc.integer({ min: -100_000, max: -1 }))
     .map(([name, v]) => ({ name, value: String(v) })),
 );
 
@@ -129,14 +161,22 @@ export const valuesOutsideTheirTypeAreRejected = defineCheck({
   rules: ['Q-BOUNDS-003', 'Q-ERR-001'],
   profile: 'smoke',
   async run(t: CheckContext) {
-    const rows = [{ name: 'slippageBps', value: '70000' }, { name: 'numQuotes', value: '300' }, { name: 'slippageBps', value: '-1' }];
+    const rows = [
+      { name: 'slippageBps', value: '70000' },
+      { name: 'numQuotes', value: '300' },
+      { name: 'slippageBps', value: '-1' },
+    ];
     const judge = async ({ name, value }: { name: string; value: string }) => {
       const call = await requestQuote(t, quoteParams({ [name]: value }), { noRetry: true });
       t.expect('Q-BOUNDS-003', call.status === 400, {
-        documented: `${name}=${value} (outside the parameter's integer type) answered 400`, received: { status: call.status, body: call.body }, exchange: call.ex,
+        documented: `${name}=${value} (outside the parameter's integer type) answered 400`,
+        received: { status: call.status, body: call.body },
+        exchange: call.ex,
       });
       t.expect('Q-ERR-001', isPlainText(call.ex) ? call.body !== '' : isCodeMessage(call.body), {
-        documented: 'an engine 400 body is plain text or JSON {code: integer, message: string}', received: call.body, exchange: call.ex,
+        documented: 'an engine 400 body is plain text or JSON {code: integer, message: string}',
+        received: call.body,
+        exchange: call.ex,
       });
     };
     for (const row of rows) await judge(row);
@@ -153,11 +193,21 @@ export const disabledPriceCheckValuesAreAccepted = defineCheck({
     const d = await discover(t);
     const j = new Judge(t);
     for (const value of [10000, 65535]) {
-      expectAccepted(t, 'Q-BOUNDS-004', await quote(t, j, d, quoteParams({ maxPriceDeviationBps: value })), `maxPriceDeviationBps=${value} (10000 or higher disables the check)`);
+      expectAccepted(
+        t,
+        'Q-BOUNDS-004',
+        await quote(t, j, d, quoteParams({ maxPriceDeviationBps: value })),
+        `maxPriceDeviationBps=${value} (10000 or higher disables the check)`,
+      );
     }
-    await t.property('Q-BOUNDS-004', fc.integer({ min: 10000, max: 65535 }), async (value) => {
-      const call = await quote(t, j, d, quoteParams({ maxPriceDeviationBps: value, simulate: false }));
-      expectAccepted(t, 'Q-BOUNDS-004', call, `maxPriceDeviationBps=${value} with simulate=false`);
-    }, quoteRuns(t, 6));
+    await t.property(
+      'Q-BOUNDS-004',
+      fc.integer({ min: 10000, max: 65535 }),
+      async (value) => {
+        const call = await quote(t, j, d, quoteParams({ maxPriceDeviationBps: value, simulate: false }));
+        expectAccepted(t, 'Q-BOUNDS-004', call, `maxPriceDeviationBps=${value} with simulate=false`);
+      },
+      quoteRuns(t, 6),
+    );
   },
 });

@@ -25,7 +25,9 @@ export const everyResponseCarriesEdgeRequestId = defineCheck({
       const ex = await t.quotes.request({ ...spec, retry: false });
       const id = ex.response.headers['x-edge-requestid'];
       t.expect('Q-DBG-001', typeof id === 'string' && id.trim() !== '', {
-        documented: 'an x-edge-requestid header on every response', received: { status: ex.response.status, headers: ex.response.headers }, exchange: ex,
+        documented: 'an x-edge-requestid header on every response',
+        received: { status: ex.response.status, headers: ex.response.headers },
+        exchange: ex,
       });
     }
   },

@@ -10,7 +10,17 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
-import { Judge, MSGPACK_TYPE, QUOTE_PATH, discover, maxNumQuotes, queryString, quoteParams, quoteRuns, type QuoteParams } from './quote-support.ts';
+import {
+  Judge,
+  MSGPACK_TYPE,
+  QUOTE_PATH,
+  discover,
+  maxNumQuotes,
+  queryString,
+  quoteParams,
+  quoteRuns,
+  type QuoteParams,
+} from './quote-support.ts';
 import { quote, wallet } from './samples.ts';
 import { associatedTokenAccounts } from './solana.ts';
 import { malformedPubkey } from './arbitraries.ts';
@@ -19,7 +29,8 @@ const DISCOVERY = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers'];
 
 function gatewayOf(t: CheckContext): { gateway: ServiceClient; jwt: string } {
   const jwt = t.env.credentials.quotesJwt;
-  if (!t.gateway || !jwt) t.skip('no distributor path in this run (QUOTES_JWT with --gateway-url, or a control API that issues JWTs with a gateway URL)');
+  if (!t.gateway || !jwt)
+    t.skip('no distributor path in this run (QUOTES_JWT with --gateway-url, or a control API that issues JWTs with a gateway URL)');
   return { gateway: t.gateway, jwt };
 }
 
@@ -28,11 +39,16 @@ function badTokens(jwt: string): Array<[string, string]> {
   const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   const unsigned = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: 'conformance', exp: 4102444800 })}.`;
   const parts = jwt.split('.');
-  const tampered = parts.length === 3 && parts[2]
-    // The first signature character carries six significant bits, so changing it always changes the signature.
-    ? `${parts[0]}.${parts[1]}.${parts[2][0] === 'A' ? 'B' : 'A'}${parts[2].slice(1)}`
-    : `${jwt}x`;
-  return [['a garbage token', randomToken('not-a-jwt')], ['an unsigned JWT (alg none)', unsigned], ['the run\'s JWT with an altered signature', tampered]];
+  const tampered =
+    parts.length === 3 && parts[2]
+      ? // The first signature character carries six significant bits, so changing it always changes the signature.
+        `${parts[0]}.${parts[1]}.${parts[2][0] === 'A' ? 'B' : 'A'}${parts[2].slice(1)}`
+      : `${jwt}x`;
+  return [
+    ['a garbage token', randomToken('not-a-jwt')],
+    ['an unsigned JWT (alg none)', unsigned],
+    ["the run's JWT with an altered signature", tampered],
+  ];
 }
 
 /**
@@ -55,14 +71,22 @@ export const distributorServesBearerJwtInMsgpack = defineCheck({
     for (const path of DISCOVERY) {
       const ex = await gateway.request({ path });
       t.expect('Q-DIST-001', ex.response.status === 200, statusDetail(ex, `GET ${path} with Authorization: Bearer <JWT> answered 200`));
-      t.expect('Q-DIST-006', ex.response.mediaType === MSGPACK_TYPE && !ex.response.decodeError, statusDetail(ex, `GET ${path} on the distributor path is MessagePack`));
+      t.expect(
+        'Q-DIST-006',
+        ex.response.mediaType === MSGPACK_TYPE && !ex.response.decodeError,
+        statusDetail(ex, `GET ${path} on the distributor path is MessagePack`),
+      );
     }
     // Same parameters and response types: the key path's invariants hold on the distributor's quotes too.
     const d = await discover(t, gateway);
     const j = new Judge(t);
     for (const params of [quoteParams(), quoteParams({ numQuotes: maxNumQuotes(d), includeAltContents: true })]) {
       const call = await quote(t, j, d, params, { client: gateway });
-      t.expect('Q-DIST-007', call.status === 200 || call.status === 404, statusDetail(call.ex, 'a well-formed quote request on the distributor path is served (200, or 404 without a route)'));
+      t.expect(
+        'Q-DIST-007',
+        call.status === 200 || call.status === 404,
+        statusDetail(call.ex, 'a well-formed quote request on the distributor path is served (200, or 404 without a route)'),
+      );
       t.expect('Q-DIST-006', call.ex.response.mediaType === MSGPACK_TYPE, statusDetail(call.ex, 'the distributor quote is MessagePack'));
     }
   },
@@ -76,7 +100,8 @@ export const distributorAcceptsJwtAsQuery = defineCheck({
   async run(t: CheckContext) {
     const { gateway, jwt } = gatewayOf(t);
     for (const path of [...DISCOVERY, QUOTE_PATH]) {
-      const query = path === QUOTE_PATH ? `${queryString(quoteParams())}&auth=${encodeURIComponent(jwt)}` : `auth=${encodeURIComponent(jwt)}`;
+      const query =
+        path === QUOTE_PATH ? `${queryString(quoteParams())}&auth=${encodeURIComponent(jwt)}` : `auth=${encodeURIComponent(jwt)}`;
       const ex = await gateway.request({ path, query, headers: { authorization: undefined } });
       const ok = path === QUOTE_PATH ? ex.response.status === 200 || ex.response.status === 404 : ex.response.status === 200;
       t.expect('Q-DIST-002', ok, statusDetail(ex, `GET ${path}?auth=<JWT> without an Authorization header is served`));
@@ -101,12 +126,17 @@ export const distributorRejectsMissingOrInvalidJwt = defineCheck({
         const asHeader = await gateway.request({ path, query: query(path), headers: { authorization: `Bearer ${token}` }, ...STATUS_ONLY });
         t.expect(rule, asHeader.response.status === 401, statusDetail(asHeader, `GET ${path} with ${what} as Bearer answered 401`));
         const asQuery = await gateway.request({
-          path, query: [query(path), `auth=${encodeURIComponent(token)}`].filter(Boolean).join('&'), headers: { authorization: undefined }, ...STATUS_ONLY,
+          path,
+          query: [query(path), `auth=${encodeURIComponent(token)}`].filter(Boolean).join('&'),
+          headers: { authorization: undefined },
+          ...STATUS_ONLY,
         });
         t.expect(rule, asQuery.response.status === 401, statusDetail(asQuery, `GET ${path} with ${what} as ?auth= answered 401`));
       }
       const body = missing.response.body;
-      t.note(`Q-DIST-012: distributor 401 body of ${path}: ${missing.response.mediaType ?? 'no content-type'} ${typeof body === 'string' ? body.slice(0, 80) : JSON.stringify(isObject(body) ? body : String(body)).slice(0, 80)}`);
+      t.note(
+        `Q-DIST-012: distributor 401 body of ${path}: ${missing.response.mediaType ?? 'no content-type'} ${typeof body === 'string' ? body.slice(0, 80) : JSON.stringify(isObject(body) ? body : String(body)).slice(0, 80)}`,
+      );
     }
   },
 });
@@ -122,9 +152,16 @@ export const distributorRejectsApiKey = defineCheck({
     if (!key) t.skip('no key-path API key in this run');
     for (const path of [...DISCOVERY, QUOTE_PATH]) {
       const ex = await gateway.request({
-        path, query: path === QUOTE_PATH ? queryString(quoteParams()) : undefined, headers: { authorization: undefined, 'x-api-key': key }, ...STATUS_ONLY,
+        path,
+        query: path === QUOTE_PATH ? queryString(quoteParams()) : undefined,
+        headers: { authorization: undefined, 'x-api-key': key },
+        ...STATUS_ONLY,
       });
-      t.expect('Q-DIST-004', ex.response.status === 401, statusDetail(ex, `GET ${path} on the distributor path with x-api-key (a key-path credential) answered 401`));
+      t.expect(
+        'Q-DIST-004',
+        ex.response.status === 401,
+        statusDetail(ex, `GET ${path} on the distributor path with x-api-key (a key-path credential) answered 401`),
+      );
     }
   },
 });
@@ -141,14 +178,24 @@ export const jwtOnKeyPathIsRejected = defineCheck({
       const base = path === QUOTE_PATH ? queryString(quoteParams()) : '';
       const tries = [
         await t.quotes.request({ path, query: base, headers: { 'x-api-key': undefined, authorization: `Bearer ${jwt}` }, retry: false }),
-        await t.quotes.request({ path, query: [base, `auth=${encodeURIComponent(jwt)}`].filter(Boolean).join('&'), headers: { 'x-api-key': undefined }, retry: false }),
+        await t.quotes.request({
+          path,
+          query: [base, `auth=${encodeURIComponent(jwt)}`].filter(Boolean).join('&'),
+          headers: { 'x-api-key': undefined },
+          retry: false,
+        }),
       ];
       for (const ex of tries) {
         const body = ex.response.body;
-        t.expect('Q-DIST-005', ex.response.status === 401 && isObject(body) && isObject(body.error) && body.error.code === 'invalid_api_key', {
-          documented: `a distributor JWT sent to the key path (GET ${path}, no x-api-key) gives 401 with the invalid_api_key platform body`,
-          received: { status: ex.response.status, body }, exchange: ex,
-        });
+        t.expect(
+          'Q-DIST-005',
+          ex.response.status === 401 && isObject(body) && isObject(body.error) && body.error.code === 'invalid_api_key',
+          {
+            documented: `a distributor JWT sent to the key path (GET ${path}, no x-api-key) gives 401 with the invalid_api_key platform body`,
+            received: { status: ex.response.status, body },
+            exchange: ex,
+          },
+        );
       }
     }
   },
@@ -165,13 +212,25 @@ export const distributorAcceptsFeeParameters = defineCheck({
     const j = new Judge(t);
     const feeWallet = wallet(t, 'fee-collector');
     const fees = fc.record({ feeBps: fc.integer({ min: 0, max: 100 }), feeFromInputMint: fc.option(fc.boolean(), { nil: undefined }) });
-    await t.property('Q-DIST-008', fees, async ({ feeBps, feeFromInputMint }) => {
-      // The fee account is a token account of the mint the fee is taken in.
-      const mint = feeFromInputMint ? QUOTE_DEFAULTS.inputMint : QUOTE_DEFAULTS.outputMint;
-      const params: QuoteParams = quoteParams({ feeAccount: associatedTokenAccounts(feeWallet, mint)[0], feeBps, feeFromInputMint });
-      const call = await quote(t, j, d, params, { client: gateway });
-      t.expect('Q-DIST-008', call.status === 200 || call.status === 404, statusDetail(call.ex, `feeBps=${feeBps}${feeFromInputMint === undefined ? '' : ` feeFromInputMint=${feeFromInputMint}`} with a feeAccount is accepted (not 400)`));
-    }, quoteRuns(t, 6));
+    await t.property(
+      'Q-DIST-008',
+      fees,
+      async ({ feeBps, feeFromInputMint }) => {
+        // The fee account is a token account of the mint the fee is taken in.
+        const mint = feeFromInputMint ? QUOTE_DEFAULTS.inputMint : QUOTE_DEFAULTS.outputMint;
+        const params: QuoteParams = quoteParams({ feeAccount: associatedTokenAccounts(feeWallet, mint)[0], feeBps, feeFromInputMint });
+        const call = await quote(t, j, d, params, { client: gateway });
+        t.expect(
+          'Q-DIST-008',
+          call.status === 200 || call.status === 404,
+          statusDetail(
+            call.ex,
+            `feeBps=${feeBps}${feeFromInputMint === undefined ? '' : ` feeFromInputMint=${feeFromInputMint}`} with a feeAccount is accepted (not 400)`,
+          ),
+        );
+      },
+      quoteRuns(t, 6),
+    );
   },
 });
 
@@ -187,7 +246,10 @@ export const distributorRejectsInvalidParameters = defineCheck({
     const rows: Array<[string, QuoteParams]> = [
       ['without amount', quoteParams({ amount: undefined })],
       ['without userPublicKey', quoteParams({ userPublicKey: undefined })],
-      [`numQuotes=${(d.ranges.get('numQuotes')?.min ?? 1) - 1} (below the published range)`, quoteParams({ numQuotes: (d.ranges.get('numQuotes')?.min ?? 1) - 1 })],
+      [
+        `numQuotes=${(d.ranges.get('numQuotes')?.min ?? 1) - 1} (below the published range)`,
+        quoteParams({ numQuotes: (d.ranges.get('numQuotes')?.min ?? 1) - 1 }),
+      ],
       [`slippageBps=${slippageMax + 1} (above the published range)`, quoteParams({ slippageBps: slippageMax + 1 })],
       ['amount=1.5', quoteParams({ amount: '1.5' })],
     ];
@@ -195,13 +257,29 @@ export const distributorRejectsInvalidParameters = defineCheck({
       const ex = await gateway.request({ path: QUOTE_PATH, query: queryString(params), ...STATUS_ONLY });
       t.expect('Q-DIST-009', ex.response.status === 400, statusDetail(ex, `a distributor quote ${what} answered 400`));
     }
-    await t.property('Q-DIST-009', fc.tuple(fc.constantFrom('inputMint', 'userPublicKey', 'feeAccount'), malformedPubkey), async ([name, value]) => {
-      const ex = await gateway.request({ path: QUOTE_PATH, query: queryString(quoteParams({ [name]: value })), ...STATUS_ONLY });
-      t.expect('Q-DIST-009', ex.response.status === 400, statusDetail(ex, `a distributor quote with ${name}=${JSON.stringify(value)} (malformed pubkey) answered 400`));
-    }, quoteRuns(t, 8));
-    for (const [path, flag] of [['/api/v1/venues', 'includeProgramIds'], ['/api/v1/providers', 'includeIcons']] as const) {
+    await t.property(
+      'Q-DIST-009',
+      fc.tuple(fc.constantFrom('inputMint', 'userPublicKey', 'feeAccount'), malformedPubkey),
+      async ([name, value]) => {
+        const ex = await gateway.request({ path: QUOTE_PATH, query: queryString(quoteParams({ [name]: value })), ...STATUS_ONLY });
+        t.expect(
+          'Q-DIST-009',
+          ex.response.status === 400,
+          statusDetail(ex, `a distributor quote with ${name}=${JSON.stringify(value)} (malformed pubkey) answered 400`),
+        );
+      },
+      quoteRuns(t, 8),
+    );
+    for (const [path, flag] of [
+      ['/api/v1/venues', 'includeProgramIds'],
+      ['/api/v1/providers', 'includeIcons'],
+    ] as const) {
       const ex = await gateway.request({ path, query: `${flag}=maybe`, ...STATUS_ONLY });
-      t.expect('Q-DIST-011', ex.response.status === 400, statusDetail(ex, `GET ${path}?${flag}=maybe on the distributor path answered 400`));
+      t.expect(
+        'Q-DIST-011',
+        ex.response.status === 400,
+        statusDetail(ex, `GET ${path}?${flag}=maybe on the distributor path answered 400`),
+      );
     }
   },
 });
@@ -217,7 +295,11 @@ export const distributorNoRouteIs404 = defineCheck({
     let label = `no-such-venue-${t.env.seed}`;
     while (d.labels.includes(label)) label += '-x';
     const ex = await gateway.request({ path: QUOTE_PATH, query: queryString(quoteParams({ dexes: [label] })), ...STATUS_ONLY });
-    t.expect('Q-DIST-010', ex.response.status === 404, statusDetail(ex, `a distributor quote restricted to an unknown venue (dexes=${label}) answered 404`));
+    t.expect(
+      'Q-DIST-010',
+      ex.response.status === 404,
+      statusDetail(ex, `a distributor quote restricted to an unknown venue (dexes=${label}) answered 404`),
+    );
   },
 });
 

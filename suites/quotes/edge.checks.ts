@@ -7,7 +7,9 @@ import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
 function expectEdgeBody(t: CheckContext, ex: Exchange): void {
   const body = ex.response.body;
   t.expect('Q-EDGE-002', isObject(body) && typeof body.message === 'string' && !('error' in body), {
-    documented: 'the edge 403 body {message: string}, without the platform error object', received: body, exchange: ex,
+    documented: 'the edge 403 body {message: string}, without the platform error object',
+    received: body,
+    exchange: ex,
   });
 }
 
@@ -24,7 +26,9 @@ export const nonGetMethodsAnswer403WithEdgeBody = defineCheck({
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
         const ex = await t.quotes.request({ method, path, json: {}, retry: false });
         t.expect('Q-EDGE-001', ex.response.status === 403, {
-          documented: `${method} ${path} answered 403 (all endpoints are GET)`, received: ex.response.status, exchange: ex,
+          documented: `${method} ${path} answered 403 (all endpoints are GET)`,
+          received: ex.response.status,
+          exchange: ex,
         });
         expectEdgeBody(t, ex);
       }
@@ -40,7 +44,11 @@ export const unknownPathAnswers403WithEdgeBody = defineCheck({
   async run(t: CheckContext) {
     for (const path of [`/api/v1/${randomToken('no-such-endpoint')}`, '/api/v1/quote', '/api/v1/quote/swap/extra']) {
       const ex = await t.quotes.request({ path, retry: false });
-      t.expect('Q-EDGE-003', ex.response.status === 403, { documented: `GET ${path} (no such path) answered 403`, received: ex.response.status, exchange: ex });
+      t.expect('Q-EDGE-003', ex.response.status === 403, {
+        documented: `GET ${path} (no such path) answered 403`,
+        received: ex.response.status,
+        exchange: ex,
+      });
       expectEdgeBody(t, ex);
     }
   },
@@ -55,7 +63,9 @@ export const keyPathHasNoPriceEndpoint = defineCheck({
     // Not validated against getQuotePrice: that operation belongs to the distributor path only.
     const ex = await t.quotes.request({ path: '/api/v1/quote/price', retry: false, validate: false });
     t.expect('Q-EDGE-004', ex.response.status === 403, {
-      documented: 'GET /api/v1/quote/price on the key path answered 403 (distributor path only)', received: ex.response.status, exchange: ex,
+      documented: 'GET /api/v1/quote/price on the key path answered 403 (distributor path only)',
+      received: ex.response.status,
+      exchange: ex,
     });
     expectEdgeBody(t, ex);
   },
@@ -69,7 +79,11 @@ export const otherApiVersionsAreUnknownPaths = defineCheck({
   async run(t: CheckContext) {
     for (const path of ['/api/v2/info', '/api/v2/venues', '/api/v2/providers']) {
       const ex = await t.quotes.request({ path, retry: false });
-      t.expect('Q-VER-002', ex.response.status === 403, { documented: `GET ${path} (outside /api/v1) answered 403`, received: ex.response.status, exchange: ex });
+      t.expect('Q-VER-002', ex.response.status === 403, {
+        documented: `GET ${path} (outside /api/v1) answered 403`,
+        received: ex.response.status,
+        exchange: ex,
+      });
       expectEdgeBody(t, ex);
     }
   },
@@ -85,7 +99,9 @@ export const keyPathEndpointsAnswerUnderApiV1 = defineCheck({
     for (const path of KEY_PATH_ENDPOINTS) {
       const ex = await t.quotes.request({ path, query: path.endsWith('/quote/swap') ? MINIMAL_SWAP_QUERY : undefined, retry: false });
       t.expect('Q-VER-001', ex.response.status !== 403, {
-        documented: `${path} exists under the /api/v1 prefix (not the edge's 403 for an unknown path)`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+        documented: `${path} exists under the /api/v1 prefix (not the edge's 403 for an unknown path)`,
+        received: { status: ex.response.status, body: ex.response.body },
+        exchange: ex,
       });
     }
   },

@@ -21,7 +21,8 @@ export const acceptJsonGivesJson = defineCheck({
       const ex = await t.quotes.request({ path, query, headers: { accept: JSON_TYPE } });
       t.expect('Q-ENC-001', ex.response.status === 200 && ex.response.mediaType === JSON_TYPE && !ex.response.decodeError, {
         documented: `GET ${path} with Accept: ${JSON_TYPE} answers a JSON body with Content-Type ${JSON_TYPE}`,
-        received: { status: ex.response.status, contentType: ex.response.headers['content-type'], decodeError: ex.response.decodeError }, exchange: ex,
+        received: { status: ex.response.status, contentType: ex.response.headers['content-type'], decodeError: ex.response.decodeError },
+        exchange: ex,
       });
     }
   },
@@ -38,7 +39,8 @@ function msgpackCheck(name: string, accept: string | undefined, rule: 'Q-ENC-002
         const ex = await t.quotes.request({ path, query, headers: { accept } });
         t.expect(rule, ex.response.status === 200 && ex.response.mediaType === MSGPACK && !ex.response.decodeError, {
           documented: `GET ${path} with ${accept ? `Accept: ${accept}` : 'no Accept header'} answers MessagePack with Content-Type ${MSGPACK}`,
-          received: { status: ex.response.status, contentType: ex.response.headers['content-type'], decodeError: ex.response.decodeError }, exchange: ex,
+          received: { status: ex.response.status, contentType: ex.response.headers['content-type'], decodeError: ex.response.decodeError },
+          exchange: ex,
         });
       }
     },
@@ -66,12 +68,16 @@ export const jsonAndMsgpackCarryTheSameValues = defineCheck({
       const json = await t.quotes.request({ path, query, headers: { accept: JSON_TYPE } });
       const packed = await t.quotes.request({ path, query, headers: { accept: MSGPACK } });
       if (json.response.mediaType !== JSON_TYPE || packed.response.mediaType !== MSGPACK) {
-        t.skip(`GET ${path} did not answer both encodings (${json.response.mediaType}, ${packed.response.mediaType}); Q-ENC-001/003 report that`);
+        t.skip(
+          `GET ${path} did not answer both encodings (${json.response.mediaType}, ${packed.response.mediaType}); Q-ENC-001/003 report that`,
+        );
       }
       const a = canonical(path, json.response.body);
       const b = canonical(path, bodyOf(packed));
       t.expect('Q-ENC-004', deepEqual(a, b), {
-        documented: `GET ${path} decodes to the same values in JSON and MessagePack`, received: firstDifference(a, b), exchange: packed,
+        documented: `GET ${path} decodes to the same values in JSON and MessagePack`,
+        received: firstDifference(a, b),
+        exchange: packed,
       });
     }
   },

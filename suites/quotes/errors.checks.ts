@@ -10,7 +10,16 @@ import { PublicKey } from '@solana/web3.js';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import {
-  Judge, MSGPACK_TYPE, discover, isPlainText, namesField, quoteParams, quoteRuns, requestQuote, type QuoteCall, type QuoteParams,
+  Judge,
+  MSGPACK_TYPE,
+  discover,
+  isPlainText,
+  namesField,
+  quoteParams,
+  quoteRuns,
+  requestQuote,
+  type QuoteCall,
+  type QuoteParams,
 } from './quote-support.ts';
 import { quote } from './samples.ts';
 import { malformedPubkey } from './arbitraries.ts';
@@ -18,10 +27,15 @@ import { TOKEN_PROGRAM } from './solana.ts';
 
 /** Engine 400, plain text naming the field. */
 function expectTextNaming(t: CheckContext, rule: string, call: QuoteCall, field: string, what: string): void {
-  t.expect(rule, call.status === 400, { documented: `${what} answered 400`, received: { status: call.status, body: call.body }, exchange: call.ex });
+  t.expect(rule, call.status === 400, {
+    documented: `${what} answered 400`,
+    received: { status: call.status, body: call.body },
+    exchange: call.ex,
+  });
   t.expect('Q-ERR-002', isPlainText(call.ex) && namesField(call.ex, field), {
     documented: `the 400 for ${what} is plain text naming ${field}`,
-    received: { contentType: call.ex.response.headers['content-type'], body: call.body }, exchange: call.ex,
+    received: { contentType: call.ex.response.headers['content-type'], body: call.body },
+    exchange: call.ex,
   });
 }
 
@@ -41,7 +55,16 @@ export const missingRequiredParametersAreNamed = defineCheck({
 });
 
 /** The pubkey parameters of the key path (Required, Routing and Transaction parameters). */
-const PUBKEY_PARAMETERS = ['inputMint', 'outputMint', 'userPublicKey', 'venueAllowlist', 'venueBanlist', 'outputAccount', 'payer', 'positiveSlippageFeeReceiver'] as const;
+const PUBKEY_PARAMETERS = [
+  'inputMint',
+  'outputMint',
+  'userPublicKey',
+  'venueAllowlist',
+  'venueBanlist',
+  'outputAccount',
+  'payer',
+  'positiveSlippageFeeReceiver',
+] as const;
 
 export const malformedPubkeysAreNamed = defineCheck({
   name: 'malformed-public-keys-give-400-text-naming-the-field',
@@ -54,7 +77,12 @@ export const malformedPubkeysAreNamed = defineCheck({
       expectTextNaming(t, 'Q-PARAM-002', call, name, `${name}=${JSON.stringify(value)} (not a base58 public key)`);
     };
     for (const name of PUBKEY_PARAMETERS) await judge(name, 'not-a-public-key');
-    await t.property('Q-PARAM-002', fc.tuple(fc.constantFrom(...PUBKEY_PARAMETERS), malformedPubkey), async ([name, value]) => judge(name, value), quoteRuns(t, 25));
+    await t.property(
+      'Q-PARAM-002',
+      fc.tuple(fc.constantFrom(...PUBKEY_PARAMETERS), malformedPubkey),
+      async ([name, value]) => judge(name, value),
+      quoteRuns(t, 25),
+    );
   },
 });
 
@@ -103,7 +131,8 @@ export const unknownDexesLabelGivesNoRoute = defineCheck({
     const call = await quote(t, j, d, quoteParams({ dexes: [label] }), { noRetry: true });
     t.expect('Q-PARAM-010', call.status === 404 && isObject(call.body) && call.body.code === -7, {
       documented: `dexes=${label} (no such venue) is no validation error: it restricts routing to nothing, 404 code -7`,
-      received: { status: call.status, body: call.body }, exchange: call.ex,
+      received: { status: call.status, body: call.body },
+      exchange: call.ex,
     });
     // A list mixing a real label with an unknown one is no validation error either: it routes through the real one.
     const known = d.labels.find((l) => !l.includes(','));
@@ -111,20 +140,25 @@ export const unknownDexesLabelGivesNoRoute = defineCheck({
       const mixed = await quote(t, j, d, quoteParams({ dexes: [known, label] }), { noRetry: true });
       t.expect('Q-PARAM-010', mixed.status === 200 || (mixed.status === 404 && isObject(mixed.body) && mixed.body.code === -7), {
         documented: `dexes=${known},${label} (one unknown label) is no validation error: a route through ${known} or 404 code -7`,
-        received: { status: mixed.status, body: mixed.body }, exchange: mixed.ex,
+        received: { status: mixed.status, body: mixed.body },
+        exchange: mixed.ex,
       });
     }
     const meta = isObject(call.body) && isObject(call.body.metadata) ? call.body.metadata : undefined;
     const errors = meta?.errors;
     t.expect('Q-ERR-005', isObject(errors) && Object.keys(errors).length > 0, {
-      documented: 'providers tried (the label is no validation error), so metadata.errors gives a reason per provider that tried', received: meta, exchange: call.ex,
+      documented: 'providers tried (the label is no validation error), so metadata.errors gives a reason per provider that tried',
+      received: meta,
+      exchange: call.ex,
     });
     // metadata also carries the mint decimals and USD prices: those the 200 for the same pair carried.
     const servedMeta = served.status === 200 && isObject(served.body) && isObject(served.body.metadata) ? served.body.metadata : undefined;
     for (const key of ['inputPriceUSD', 'outputPriceUSD', 'inputMintDecimals', 'outputMintDecimals']) {
       if (servedMeta?.[key] === undefined || servedMeta[key] === null) continue;
       t.expect('Q-ERR-007', meta?.[key] !== undefined && meta[key] !== null, {
-        documented: `the 404 metadata carries ${key}, as the 200 for the same pair did`, received: meta, exchange: call.ex,
+        documented: `the 404 metadata carries ${key}, as the 200 for the same pair did`,
+        received: meta,
+        exchange: call.ex,
       });
     }
   },
@@ -146,7 +180,10 @@ export const validationFirstNoRouteHasNoReasons = defineCheck({
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
-    const offCurve = PublicKey.findProgramAddressSync([Buffer.from(`conformance-${t.env.seed}`)], new PublicKey(TOKEN_PROGRAM))[0].toBase58();
+    const offCurve = PublicKey.findProgramAddressSync(
+      [Buffer.from(`conformance-${t.env.seed}`)],
+      new PublicKey(TOKEN_PROGRAM),
+    )[0].toBase58();
     let judged = false;
     for (const wallet of [offCurve, '11111111111111111111111111111111']) {
       const before = await quote(t, j, d, quoteParams());
@@ -154,16 +191,20 @@ export const validationFirstNoRouteHasNoReasons = defineCheck({
       const after = await quote(t, j, d, quoteParams());
       const meta = isObject(call.body) && isObject(call.body.metadata) ? call.body.metadata : undefined;
       if (before.status !== 200 || after.status !== 200 || call.status !== 404) {
-        t.note(`userPublicKey ${wallet} (cannot sign) answered ${call.status}, the configured wallet ${before.status} and ${after.status}: not judged`);
+        t.note(
+          `userPublicKey ${wallet} (cannot sign) answered ${call.status}, the configured wallet ${before.status} and ${after.status}: not judged`,
+        );
         continue;
       }
       t.expect('Q-ERR-006', meta !== undefined && meta.errors == null, {
         documented: `only the wallet differs from a request served just before and after, so the 404 for userPublicKey ${wallet} (cannot sign) is a request-level problem: no metadata.errors`,
-        received: call.body, exchange: call.ex,
+        received: call.body,
+        exchange: call.ex,
       });
       judged = true;
     }
-    if (!judged) t.skip('the target answered no unusable wallet with a 404 (it may quote for any address or refuse it otherwise); nothing to judge');
+    if (!judged)
+      t.skip('the target answered no unusable wallet with a 404 (it may quote for any address or refuse it otherwise); nothing to judge');
   },
 });
 
@@ -181,7 +222,9 @@ export const errorBodyEncodingIsObserved = defineCheck({
     ];
     for (const [what, params] of rows) {
       const call = await requestQuote(t, params, { accept: null, noRetry: true });
-      t.note(`${what} with MessagePack requested: ${call.status} ${call.ex.response.mediaType ?? 'no content-type'}${call.ex.response.mediaType === MSGPACK_TYPE ? ' (MessagePack)' : ''}`);
+      t.note(
+        `${what} with MessagePack requested: ${call.status} ${call.ex.response.mediaType ?? 'no content-type'}${call.ex.response.mediaType === MSGPACK_TYPE ? ' (MessagePack)' : ''}`,
+      );
     }
   },
 });

@@ -4,7 +4,15 @@ import { normalizeMsgpack, type ServiceClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import {
-  HOSTILE_STRINGS, MALFORMED_AMOUNTS, MALFORMED_KEYS, invalidRequests, leakedInternals, mayServeAmount, rawQuery, runsPerOperation, sweep,
+  HOSTILE_STRINGS,
+  MALFORMED_AMOUNTS,
+  MALFORMED_KEYS,
+  invalidRequests,
+  leakedInternals,
+  mayServeAmount,
+  rawQuery,
+  runsPerOperation,
+  sweep,
 } from '../shared/hostile.ts';
 import { isObject } from '../shared/values.ts';
 import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
@@ -40,11 +48,12 @@ interface BadQuery {
 }
 
 /** The base query of an operation: the four required quote parameters, or nothing. */
-const baseQuery = (op: OperationInfo): Record<string, string> => (op.parameters.some((p) => p.name === 'inputMint') ? { ...MINIMAL_SWAP_QUERY } : {});
+const baseQuery = (op: OperationInfo): Record<string, string> =>
+  op.parameters.some((p) => p.name === 'inputMint') ? { ...MINIMAL_SWAP_QUERY } : {};
 
 function schemaOf(op: OperationInfo, name: string): { type?: string; $ref?: string } {
   const schema = op.parameters.find((p) => p.name === name)?.schema;
-  return isObject(schema) ? schema as { type?: string; $ref?: string } : {};
+  return isObject(schema) ? (schema as { type?: string; $ref?: string }) : {};
 }
 
 function badQueries(op: OperationInfo): BadQuery[] {
@@ -60,16 +69,21 @@ function badQueries(op: OperationInfo): BadQuery[] {
     const required = REQUIRED.has(p.name);
     // A hostile string is no amount, integer or key; empty, an optional parameter may be taken as omitted.
     const hostileStrict = (value: string) => required || ((integer || pubkey) && value !== '');
-    const values: Array<[string, boolean]> = (required ? HOSTILE_STRINGS : HOSTILE_STRINGS.filter((_, i) => i % 3 === 0)).map((v) => [v, hostileStrict(v)]);
+    const values: Array<[string, boolean]> = (required ? HOSTILE_STRINGS : HOSTILE_STRINGS.filter((_, i) => i % 3 === 0)).map((v) => [
+      v,
+      hostileStrict(v),
+    ]);
     if (p.name === 'amount') {
       for (const m of MALFORMED_AMOUNTS) if (typeof m.value === 'string') values.push([m.value, !mayServeAmount(m.reading)]);
     } else if (integer) {
-      for (const m of MALFORMED_AMOUNTS) if (typeof m.value === 'string' && m.reading !== 'readable' && m.reading !== 'absent') values.push([m.value, true]);
+      for (const m of MALFORMED_AMOUNTS)
+        if (typeof m.value === 'string' && m.reading !== 'readable' && m.reading !== 'absent') values.push([m.value, true]);
     }
     if (pubkey) {
       for (const k of MALFORMED_KEYS) if (typeof k === 'string') values.push([k, required || k !== '']);
     }
-    for (const [value, strict] of values) out.push({ what: `${p.name}=${JSON.stringify(value.slice(0, 30))}`, query: withValue(p.name, value), strict });
+    for (const [value, strict] of values)
+      out.push({ what: `${p.name}=${JSON.stringify(value.slice(0, 30))}`, query: withValue(p.name, value), strict });
     out.push({ what: `${p.name} repeated`, query: joined(`${p.name}=1&${p.name}=2`), strict: false });
   }
   out.push({ what: 'unknown parameters', query: joined('conformanceUnknown=%3Cscript%3E&a%5Bb%5D=1&__proto__=x'), strict: false });
@@ -90,7 +104,11 @@ function judge(t: CheckContext, path: AccessPath, op: OperationInfo, input: Pick
   const { status, body } = ex.response;
   if (status === 429) throw new SetupFailed('rate limited by the target (429): lower --max-rps or use a key with a larger plan', ex);
   const where = `GET ${op.path} (${path === 'key' ? 'key path' : 'distributor path'}) with ${input.what}`;
-  const received = { status, contentType: ex.response.headers['content-type'], body: typeof body === 'string' ? body.slice(0, 300) : normalizeMsgpack(body) };
+  const received = {
+    status,
+    contentType: ex.response.headers['content-type'],
+    body: typeof body === 'string' ? body.slice(0, 300) : normalizeMsgpack(body),
+  };
   if (path === 'key') {
     const text = ex.response.mediaType === 'text/plain' && typeof body === 'string';
     const bounds = isObject(body) && Number.isInteger(body.code) && typeof body.message === 'string';
@@ -101,7 +119,8 @@ function judge(t: CheckContext, path: AccessPath, op: OperationInfo, input: Pick
       documented: input.strict
         ? `${where}: 400 (plain text naming the field, or {code, message}); a malformed or out-of-type-range value gets nothing else`
         : `${where}: 400 (plain text or {code, message}), 404 with code -7, or 200; never ${status >= 500 ? 'a 5xx' : 'this answer'}`,
-      received, exchange: ex,
+      received,
+      exchange: ex,
     });
   } else {
     const documented = input.strict ? status === 400 : status === 200 || status === 400 || status === 404;
@@ -109,34 +128,52 @@ function judge(t: CheckContext, path: AccessPath, op: OperationInfo, input: Pick
       documented: input.strict
         ? `${where}: 400 (invalid parameter); a malformed or out-of-type-range value gets nothing else`
         : `${where}: 400, 404 or 200; never ${status >= 500 ? 'a 5xx' : 'this answer'}`,
-      received, exchange: ex,
+      received,
+      exchange: ex,
     });
   }
   if (status < 400) return;
   const url = new URL(ex.request.url);
   const message = bodyText(ex);
   const leak = leakedInternals(message, [ex.request.url, ...url.searchParams.values()]);
-  t.expect('Q-HOST-002', leak === undefined, { documented: `${where}: an error body without internals`, received: { leaked: leak, body: message.slice(0, 300) }, exchange: ex });
+  t.expect('Q-HOST-002', leak === undefined, {
+    documented: `${where}: an error body without internals`,
+    received: { leaked: leak, body: message.slice(0, 300) },
+    exchange: ex,
+  });
 }
 
 /** Every bad query, then the generated invalid requests, on every endpoint of one access path. */
 async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClient): Promise<void> {
   const rule = path === 'key' ? 'Q-HOST-001' : 'Q-HOST-003';
-  const operations = listOperations('quotes').filter(KEY_PATH).filter((op) => path === 'key' || DISTRIBUTOR_PATH(op));
+  const operations = listOperations('quotes')
+    .filter(KEY_PATH)
+    .filter((op) => path === 'key' || DISTRIBUTOR_PATH(op));
   await sweep(t, async (s) => {
     const send = async (op: OperationInfo, input: Pick<BadQuery, 'what' | 'strict'>, query: string): Promise<void> => {
-      const ex = await s.send(t, client, rule, path === 'key' ? op.operationId : `${op.operationId} (distributor)`, { path: op.path, query, operationId: op.operationId });
+      const ex = await s.send(t, client, rule, path === 'key' ? op.operationId : `${op.operationId} (distributor)`, {
+        path: op.path,
+        query,
+        operationId: op.operationId,
+      });
       judge(t, path, op, input, ex);
     };
     for (const op of operations) {
       for (const input of badQueries(op)) await s.attempt(() => send(op, input, input.query));
       const generated = invalidRequests('quotes', op);
       if (!generated) continue;
-      await s.attempt(() => t.property(rule, generated, async (sample) => {
-        // A missing required parameter is documented as 400; what else the arbitraries make may be read leniently.
-        const strict = sample.violation.keyword === 'required' && !sample.violation.assumed;
-        await send(op, { what: `a generated invalid ${sample.target} (${sample.violation.message})`, strict }, rawQuery(sample.query));
-      }, runsPerOperation(t)));
+      await s.attempt(() =>
+        t.property(
+          rule,
+          generated,
+          async (sample) => {
+            // A missing required parameter is documented as 400; what else the arbitraries make may be read leniently.
+            const strict = sample.violation.keyword === 'required' && !sample.violation.assumed;
+            await send(op, { what: `a generated invalid ${sample.target} (${sample.violation.message})`, strict }, rawQuery(sample.query));
+          },
+          runsPerOperation(t),
+        ),
+      );
     }
   });
 }
@@ -157,7 +194,8 @@ export const hostileDistributorRequests = defineCheck({
   rules: ['Q-HOST-003', 'Q-HOST-002'],
   profile: 'readonly',
   async run(t: CheckContext) {
-    if (!t.gateway) t.skip('no distributor path in this run (QUOTES_JWT with --gateway-url, or a control API that issues JWTs with a gateway URL)');
+    if (!t.gateway)
+      t.skip('no distributor path in this run (QUOTES_JWT with --gateway-url, or a control API that issues JWTs with a gateway URL)');
     await sweepPath(t, 'distributor', t.gateway);
   },
 });

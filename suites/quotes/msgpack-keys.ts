@@ -17,9 +17,17 @@ import { isObject } from '../shared/values.ts';
  * every endpoint: quote/swap, the distributor's quote/price (inputMint, outputMint) and venues (programIds).
  */
 export const PUBKEY_PATHS: readonly string[] = [
-  'inputMint', 'outputMint', 'alts.*.p', 'alts.*.a.*',
-  'quotes.*.addressLookupTables.*', 'quotes.*.instructions.*.p', 'quotes.*.instructions.*.a.*.p',
-  'quotes.*.steps.*.ammKey', 'quotes.*.steps.*.inputMint', 'quotes.*.steps.*.outputMint', 'quotes.*.steps.*.feeMint',
+  'inputMint',
+  'outputMint',
+  'alts.*.p',
+  'alts.*.a.*',
+  'quotes.*.addressLookupTables.*',
+  'quotes.*.instructions.*.p',
+  'quotes.*.instructions.*.a.*.p',
+  'quotes.*.steps.*.ammKey',
+  'quotes.*.steps.*.inputMint',
+  'quotes.*.steps.*.outputMint',
+  'quotes.*.steps.*.feeMint',
   'programIds.*',
 ];
 
@@ -56,10 +64,14 @@ export function keysOf(body: unknown): Array<{ at: string; value: unknown }> {
  * length than 32 becomes `<N raw bytes>`, which no pubkey check accepts, so the enclosing rule reports it.
  */
 export function pubkeysAsBase58(body: unknown): unknown {
-  return SEGMENTS.reduce((value, path) => mapAt(value, path, (key) => {
-    if (!(key instanceof Uint8Array)) return key;
-    return key.length === 32 ? bs58.encode(key) : `<${key.length} raw bytes>`;
-  }), body);
+  return SEGMENTS.reduce(
+    (value, path) =>
+      mapAt(value, path, (key) => {
+        if (!(key instanceof Uint8Array)) return key;
+        return key.length === 32 ? bs58.encode(key) : `<${key.length} raw bytes>`;
+      }),
+    body,
+  );
 }
 
 /** A base58 string of a 32-byte key (solana.ts has the same test; this module stays free of @solana/web3.js). */

@@ -6,7 +6,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
-import { PRICE_TOLERANCE, valueRatio } from './invariants.ts';
+import { PRICE_TOLERANCE, valueRatio } from './route-params-invariants.ts';
 import { Judge, decimal, discover, maxNumQuotes, quoteParams, routesOf, type Discovery, type QuoteCall } from './quote-support.ts';
 import { quote } from './samples.ts';
 
@@ -28,7 +28,11 @@ function metadataOf(call: QuoteCall): Json | undefined {
  * The current reference prices of the configured pair (from a quote's metadata), and a cleanup that restores them.
  * Skips when the pair is not routed.
  */
-async function holdPrices(t: CheckContext, j: Judge, d: Discovery): Promise<{ input: string | null; output: string | null; baseline: QuoteCall }> {
+async function holdPrices(
+  t: CheckContext,
+  j: Judge,
+  d: Discovery,
+): Promise<{ input: string | null; output: string | null; baseline: QuoteCall }> {
   const baseline = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: maxNumQuotes(d) }));
   if (baseline.status !== 200) t.skip(`the configured pair was not routed (${baseline.status})`);
   const meta = metadataOf(baseline);
@@ -65,7 +69,8 @@ export const metadataPricesAreTheReferencePrices = defineCheck({
     const meta = metadataOf(call);
     t.expect('Q-META-007', close(decimal(meta?.inputPriceUSD), Number(setIn)) && close(decimal(meta?.outputPriceUSD), Number(setOut)), {
       documented: `inputPriceUSD ${setIn} and outputPriceUSD ${setOut}: the reference prices set for the two mints`,
-      received: { inputPriceUSD: meta?.inputPriceUSD, outputPriceUSD: meta?.outputPriceUSD }, exchange: call.ex,
+      received: { inputPriceUSD: meta?.inputPriceUSD, outputPriceUSD: meta?.outputPriceUSD },
+      exchange: call.ex,
     });
   },
 });
@@ -86,18 +91,23 @@ export const deviatingQuotesAreRejectedUnlessDisabled = defineCheck({
     const disabled = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: maxNumQuotes(d) }));
     t.expect('Q-PARAM-039', disabled.status === 200, {
       documented: 'maxPriceDeviationBps=10000 disables the check: the request routed before the price moved is still served',
-      received: { status: disabled.status, body: disabled.body }, exchange: disabled.ex,
+      received: { status: disabled.status, body: disabled.body },
+      exchange: disabled.ex,
     });
     const floor = 0.9 * (1 - PRICE_TOLERANCE);
     const ratios = routesOf(disabled.body).map(([, r]) => valueRatio(r, metadataOf(disabled)));
     if (ratios.length === 0 || ratios.some((r) => r === undefined || r >= floor)) {
-      t.skip(`moving the reference price did not make every route deviate (ratios ${ratios.map((r) => r?.toFixed(3)).join(', ')}): the target's pools may follow its prices`);
+      t.skip(
+        `moving the reference price did not make every route deviate (ratios ${ratios.map((r) => r?.toFixed(3)).join(', ')}): the target's pools may follow its prices`,
+      );
     }
     const checked = await quote(t, j, d, quoteParams({ simulate: false, numQuotes: maxNumQuotes(d) }));
     const within = checked.status === 200 && routesOf(checked.body).every(([, r]) => (valueRatio(r, metadataOf(checked)) ?? 0) >= floor);
     t.expect('Q-PARAM-038', (checked.status === 404 && isObject(checked.body) && checked.body.code === -7) || within, {
-      documented: 'with simulate=false and the default maxPriceDeviationBps (1000), routes worth under 90 % of the reference value are rejected: 404 code -7 when none is left',
-      received: { status: checked.status, body: checked.body }, exchange: checked.ex,
+      documented:
+        'with simulate=false and the default maxPriceDeviationBps (1000), routes worth under 90 % of the reference value are rejected: 404 code -7 when none is left',
+      received: { status: checked.status, body: checked.body },
+      exchange: checked.ex,
     });
   },
 });
@@ -117,13 +127,17 @@ export const unavailablePricesPassQuotesThrough = defineCheck({
     await t.control.setPrice(QUOTE_DEFAULTS.outputMint, null);
     const call = await quote(t, j, d, params);
     t.expect('Q-PARAM-040', call.status === 200, {
-      documented: 'with no reference price for either token the price check passes quotes through: the pair routed before is served with simulate=false',
-      received: { status: call.status, body: call.body }, exchange: call.ex,
+      documented:
+        'with no reference price for either token the price check passes quotes through: the pair routed before is served with simulate=false',
+      received: { status: call.status, body: call.body },
+      exchange: call.ex,
     });
     const meta = metadataOf(call);
     for (const key of ['inputPriceUSD', 'outputPriceUSD']) {
       t.expect('Q-META-006', meta?.[key] === undefined || meta[key] === null, {
-        documented: `${key} is null or absent when no reference price is available`, received: meta?.[key], exchange: call.ex,
+        documented: `${key} is null or absent when no reference price is available`,
+        received: meta?.[key],
+        exchange: call.ex,
       });
     }
   },

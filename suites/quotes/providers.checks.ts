@@ -4,12 +4,13 @@ import { decodeImage, parseDataUri } from '../shared/image.ts';
 import { notABoolean } from '../shared/arbitraries.ts';
 import { isObject, type Json } from '../shared/values.ts';
 
-
 async function getProviders(t: CheckContext, query?: Record<string, boolean>): Promise<{ ex: Exchange; providers: Json[] }> {
   const ex = await t.quotes.request({ path: '/api/v1/providers', query });
   const body = ex.response.body;
   t.expect('Q-PROV-001', ex.response.status === 200 && Array.isArray(body) && body.every(isObject), {
-    documented: 'GET /api/v1/providers answers 200 with an array of provider objects', received: body, exchange: ex,
+    documented: 'GET /api/v1/providers answers 200 with an array of provider objects',
+    received: body,
+    exchange: ex,
   });
   return { ex, providers: body as Json[] };
 }
@@ -22,9 +23,15 @@ export const providersHaveIdNameKind = defineCheck({
   async run(t: CheckContext) {
     const { ex, providers } = await getProviders(t);
     for (const p of providers) {
-      t.expect('Q-PROV-001', ['id', 'name', 'kind'].every((k) => typeof p[k] === 'string' && p[k] !== ''), {
-        documented: 'each provider {id: string, name: string, kind: string}', received: p, exchange: ex,
-      });
+      t.expect(
+        'Q-PROV-001',
+        ['id', 'name', 'kind'].every((k) => typeof p[k] === 'string' && p[k] !== ''),
+        {
+          documented: 'each provider {id: string, name: string, kind: string}',
+          received: p,
+          exchange: ex,
+        },
+      );
     }
     const ids = providers.map((p) => p.id);
     t.expect('Q-PROV-001', new Set(ids).size === ids.length, { documented: 'provider ids are unique', received: ids, exchange: ex });
@@ -41,7 +48,9 @@ export const providersOmitIconsUnlessAsked = defineCheck({
       const { ex, providers } = await getProviders(t, query);
       const withIcon = providers.filter((p) => p.iconUri48 != null).map((p) => p.id); // null, like absence, carries no icon
       t.expect('Q-PROV-002', withIcon.length === 0, {
-        documented: `no iconUri48 when includeIcons is ${query ? 'false' : 'omitted'}`, received: { providersWithIcon: withIcon }, exchange: ex,
+        documented: `no iconUri48 when includeIcons is ${query ? 'false' : 'omitted'}`,
+        received: { providersWithIcon: withIcon },
+        exchange: ex,
       });
     }
   },
@@ -59,7 +68,8 @@ export const providerIconsAre48x48DataUris = defineCheck({
       const parsed = typeof uri === 'string' ? parseDataUri(uri) : undefined;
       t.expect('Q-PROV-003', parsed !== undefined && parsed.bytes.length > 0, {
         documented: `provider ${String(p.id)} has iconUri48, a data URI, with includeIcons=true`,
-        received: typeof uri === 'string' ? `${uri.slice(0, 80)}…` : uri ?? '(absent)', exchange: ex,
+        received: typeof uri === 'string' ? `${uri.slice(0, 80)}…` : (uri ?? '(absent)'),
+        exchange: ex,
       });
       const decoded = decodeImage(parsed.bytes);
       if (!decoded.ok && decoded.unknownFormat) {
@@ -68,7 +78,8 @@ export const providerIconsAre48x48DataUris = defineCheck({
       }
       t.expect('Q-PROV-003', decoded.ok && decoded.image.width === 48 && decoded.image.height === 48, {
         documented: `provider ${String(p.id)}'s icon is a 48 by 48 image`,
-        received: decoded.ok ? `${decoded.image.format} ${decoded.image.width}x${decoded.image.height}` : decoded.reason, exchange: ex,
+        received: decoded.ok ? `${decoded.image.format} ${decoded.image.width}x${decoded.image.height}` : decoded.reason,
+        exchange: ex,
       });
     }
   },
@@ -83,7 +94,9 @@ export const keyPathOffersTheExpectedProviderCount = defineCheck({
     const { ex, providers } = await getProviders(t);
     const expected = t.env.expectedProviders;
     t.expect('Q-PROV-004', providers.length === expected, {
-      documented: `the key path offers ${expected} providers (--expected-providers)`, received: providers.map((p) => p.id), exchange: ex,
+      documented: `the key path offers ${expected} providers (--expected-providers)`,
+      received: providers.map((p) => p.id),
+      exchange: ex,
     });
   },
 });
@@ -96,7 +109,11 @@ export const providerKindIsReported = defineCheck({
   async run(t: CheckContext) {
     const { ex, providers } = await getProviders(t);
     for (const p of providers) {
-      t.expect('Q-PROV-005', typeof p.kind === 'string' && p.kind.length > 0, { documented: 'kind is a non-empty string', received: p, exchange: ex });
+      t.expect('Q-PROV-005', typeof p.kind === 'string' && p.kind.length > 0, {
+        documented: 'kind is a non-empty string',
+        received: p,
+        exchange: ex,
+      });
       if (p.kind !== 'DexAggregator') t.note(`provider ${String(p.id)} has kind "${p.kind}" (only DexAggregator is documented)`);
     }
   },
@@ -111,7 +128,9 @@ export const providersRejectMalformedFlag = defineCheck({
     await t.property('Q-PROV-007', notABoolean, async (value) => {
       const ex = await t.quotes.request({ path: '/api/v1/providers', query: `includeIcons=${encodeURIComponent(value)}`, retry: false });
       t.expect('Q-PROV-007', ex.response.status === 400, {
-        documented: `includeIcons=${JSON.stringify(value)} (booleans are true or false) answered 400`, received: ex.response.status, exchange: ex,
+        documented: `includeIcons=${JSON.stringify(value)} (booleans are true or false) answered 400`,
+        received: ex.response.status,
+        exchange: ex,
       });
     });
   },

@@ -16,7 +16,16 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { deepEqual, isObject } from '../shared/values.ts';
 import {
-  JSON_TYPE, MSGPACK_TYPE, Judge, QUOTE_PATH, discover, maxNumQuotes, queryString, quoteParams, routesOf, type QuoteParams,
+  JSON_TYPE,
+  MSGPACK_TYPE,
+  Judge,
+  QUOTE_PATH,
+  discover,
+  maxNumQuotes,
+  queryString,
+  quoteParams,
+  routesOf,
+  type QuoteParams,
 } from './quote-support.ts';
 import { describeKeyForms, keyForms, keysOf } from './msgpack-keys.ts';
 import { quote } from './samples.ts';
@@ -81,13 +90,19 @@ export const quoteEncodingsAgree = defineCheck({
     const asked = await quote(t, j, d, params, { accept: MSGPACK_TYPE });
     if (json.status !== 200 && packed.status !== 200) t.skip(`the pair was not routed (${json.status}, ${packed.status})`);
     t.expect('Q-ENC-001', json.ex.response.mediaType === JSON_TYPE && !json.ex.response.decodeError, {
-      documented: 'the quote with Accept: application/json is JSON', received: json.ex.response.headers['content-type'], exchange: json.ex,
+      documented: 'the quote with Accept: application/json is JSON',
+      received: json.ex.response.headers['content-type'],
+      exchange: json.ex,
     });
     t.expect('Q-ENC-002', packed.ex.response.mediaType === MSGPACK_TYPE && !packed.ex.response.decodeError, {
-      documented: 'the quote without Accept is MessagePack', received: packed.ex.response.headers['content-type'], exchange: packed.ex,
+      documented: 'the quote without Accept is MessagePack',
+      received: packed.ex.response.headers['content-type'],
+      exchange: packed.ex,
     });
     t.expect('Q-ENC-003', asked.ex.response.mediaType === MSGPACK_TYPE && !asked.ex.response.decodeError, {
-      documented: 'the quote with Accept: application/vnd.msgpack is MessagePack', received: asked.ex.response.headers['content-type'], exchange: asked.ex,
+      documented: 'the quote with Accept: application/vnd.msgpack is MessagePack',
+      received: asked.ex.response.headers['content-type'],
+      exchange: asked.ex,
     });
     for (const other of [packed, asked]) {
       if (json.status !== 200 || other.status !== 200) continue;
@@ -95,13 +110,17 @@ export const quoteEncodingsAgree = defineCheck({
         const a = valueAt(json.body, path);
         const b = valueAt(other.body, path);
         t.expect('Q-ENC-004', deepEqual(a, b), {
-          documented: `${path} is the same value in JSON and MessagePack (it is determined by the request)`, received: { json: a, msgpack: b }, exchange: other.ex,
+          documented: `${path} is the same value in JSON and MessagePack (it is determined by the request)`,
+          received: { json: a, msgpack: b },
+          exchange: other.ex,
         });
       }
       const diff = kindDifference(json.body, other.body);
       t.expect('Q-ENC-004', diff === undefined, {
-        documented: 'every field present in both encodings decodes to the same kind of value (d: base64 vs bytes; u64: number vs digit string)',
-        received: diff, exchange: other.ex,
+        documented:
+          'every field present in both encodings decodes to the same kind of value (d: base64 vs bytes; u64: number vs digit string)',
+        received: diff,
+        exchange: other.ex,
       });
     }
   },
@@ -122,13 +141,15 @@ export const instructionDataIsBinaryInMsgpack = defineCheck({
     const params = quoteParams({ numQuotes: maxNumQuotes(d) });
     const packed = await quote(t, j, d, params, { accept: null });
     const json = await quote(t, j, d, params, { accept: JSON_TYPE });
-    if (packed.status !== 200 || packed.ex.response.mediaType !== MSGPACK_TYPE) t.skip(`no MessagePack quote to look at (${packed.status} ${packed.ex.response.mediaType ?? ''})`);
+    if (packed.status !== 200 || packed.ex.response.mediaType !== MSGPACK_TYPE)
+      t.skip(`no MessagePack quote to look at (${packed.status} ${packed.ex.response.mediaType ?? ''})`);
     for (const [provider, route] of rawRoutes(packed.ex.response.body)) {
       for (const [i, ix] of (Array.isArray(route.instructions) ? route.instructions : []).entries()) {
         const data = isObject(ix) ? ix.d : undefined;
         t.expect('Q-ENC-005', data instanceof Uint8Array, {
           documented: `quotes.${provider}.instructions[${i}].d is raw bytes (a MessagePack bin) in MessagePack`,
-          received: typeof data === 'string' ? `a string: ${data.slice(0, 40)}` : typeof data, exchange: packed.ex,
+          received: typeof data === 'string' ? `a string: ${data.slice(0, 40)}` : typeof data,
+          exchange: packed.ex,
         });
       }
     }
@@ -137,7 +158,9 @@ export const instructionDataIsBinaryInMsgpack = defineCheck({
       for (const [i, ix] of (Array.isArray(route.instructions) ? route.instructions : []).entries()) {
         const data = isObject(ix) ? ix.d : undefined;
         t.expect('Q-ENC-005', typeof data === 'string' && /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(data), {
-          documented: `quotes.${provider}.instructions[${i}].d is a base64 string in JSON`, received: data, exchange: json.ex,
+          documented: `quotes.${provider}.instructions[${i}].d is a base64 string in JSON`,
+          received: data,
+          exchange: json.ex,
         });
       }
     }
@@ -166,12 +189,16 @@ export const publicKeysAreBase58OrTheirBytes = defineCheck({
     }
     if (t.gateway) {
       const gd = await discover(t, t.gateway);
-      answers.push({ ex: (await quote(t, j, gd, params, { client: t.gateway })).ex, what: 'the distributor path\'s quote' });
-      answers.push({ ex: await t.gateway.request(venues), what: 'the distributor path\'s venues' });
+      answers.push({ ex: (await quote(t, j, gd, params, { client: t.gateway })).ex, what: "the distributor path's quote" });
+      answers.push({ ex: await t.gateway.request(venues), what: "the distributor path's venues" });
     }
-    const judged = answers.filter(({ ex }) => ex.response.status === 200 && (ex.response.mediaType === MSGPACK_TYPE || ex.response.mediaType === JSON_TYPE));
+    const judged = answers.filter(
+      ({ ex }) => ex.response.status === 200 && (ex.response.mediaType === MSGPACK_TYPE || ex.response.mediaType === JSON_TYPE),
+    );
     if (!judged.some(({ ex }) => ex.response.mediaType === MSGPACK_TYPE && keysOf(ex.response.body).length > 0)) {
-      t.skip(`no MessagePack answer with public keys to look at (${answers.map(({ ex }) => `${ex.response.status} ${ex.response.mediaType ?? ''}`).join(', ')})`);
+      t.skip(
+        `no MessagePack answer with public keys to look at (${answers.map(({ ex }) => `${ex.response.status} ${ex.response.mediaType ?? ''}`).join(', ')})`,
+      );
     }
     for (const { ex, what } of judged) {
       const msgpack = ex.response.mediaType === MSGPACK_TYPE;
@@ -180,7 +207,8 @@ export const publicKeysAreBase58OrTheirBytes = defineCheck({
         documented: msgpack
           ? `every public key of ${what} in MessagePack is a base58 string or a 32-byte binary (the bytes of the key)`
           : `every public key of ${what} in JSON is a base58 string`,
-        received: malformed.slice(0, 5), exchange: ex,
+        received: malformed.slice(0, 5),
+        exchange: ex,
       });
       const note = msgpack ? describeKeyForms(forms, what) : undefined;
       if (note) t.note(note);
@@ -198,7 +226,9 @@ export const otherAcceptValuesAreObserved = defineCheck({
     for (const accept of ['*/*', 'text/html', 'application/json, application/vnd.msgpack;q=0.5']) {
       const ex = await t.quotes.request({ path: QUOTE_PATH, query: queryString(quoteParams()), headers: { accept }, validate: false });
       const { mediaType, decodeError, status } = ex.response;
-      t.note(`Accept: ${accept} -> ${status} ${mediaType ?? 'no content-type'}${decodeError ? ` (does not decode as declared: ${decodeError})` : ''}`);
+      t.note(
+        `Accept: ${accept} -> ${status} ${mediaType ?? 'no content-type'}${decodeError ? ` (does not decode as declared: ${decodeError})` : ''}`,
+      );
     }
   },
 });

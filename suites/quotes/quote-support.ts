@@ -20,7 +20,13 @@ export const U64_MAX = 18446744073709551615n;
 export type QuoteParams = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 /** The documented defaults the checks fall back on when a parameter is omitted (parameter tables). */
-export const DOCUMENTED_DEFAULTS = { slippageBps: 100, numQuotes: 1, sizeConstraint: 1168, accountsLimitWritable: 64, maxPriceDeviationBps: 1000 } as const;
+export const DOCUMENTED_DEFAULTS = {
+  slippageBps: 100,
+  numQuotes: 1,
+  sizeConstraint: 1168,
+  accountsLimitWritable: 64,
+  maxPriceDeviationBps: 1000,
+} as const;
 
 /**
  * The raw query string. Each value is percent-encoded on its own and list items are joined with a literal comma,
@@ -75,7 +81,11 @@ export async function requestQuote(t: CheckContext, params: QuoteParams, options
   return { params, ex, status: ex.response.status, body: bodyOf(ex) };
 }
 
-export interface Range { min: number; max: number; default: number }
+export interface Range {
+  min: number;
+  max: number;
+  default: number;
+}
 
 /** What the target publishes about itself: the bounds of its ranged parameters, its providers and venue labels. */
 export interface Discovery {
@@ -122,7 +132,8 @@ export async function discover(t: CheckContext, client: ServiceClient = t.quotes
   if (cached) return cached;
   const get = async (path: string) => {
     const ex = await client.request({ path });
-    if (ex.response.status !== 200) t.skip(`GET ${path} answered ${ex.response.status}; the quote checks read bounds, providers and venues from it`);
+    if (ex.response.status !== 200)
+      t.skip(`GET ${path} answered ${ex.response.status}; the quote checks read bounds, providers and venues from it`);
     return bodyOf(ex);
   };
   const info = await get('/api/v1/info');
@@ -202,7 +213,7 @@ export function stepsOf(route: Json): Json[] {
 export function winnerRoute(body: unknown): Json | undefined {
   const winner = at(body, 'metadata.ExpectedWinner');
   const route = typeof winner === 'string' ? at(body, 'quotes') : undefined;
-  return isObject(route) && typeof winner === 'string' && isObject(route[winner]) ? route[winner] as Json : routesOf(body)[0]?.[1];
+  return isObject(route) && typeof winner === 'string' && isObject(route[winner]) ? (route[winner] as Json) : routesOf(body)[0]?.[1];
 }
 
 /** Plain text naming the field: a text (not a JSON/MessagePack) body that mentions the parameter, spelled any way. */

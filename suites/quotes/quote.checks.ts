@@ -17,7 +17,10 @@ interface Fact {
 
 /** One row per fact; the rules are asserted by the shared invariant (invariants.ts) on every sampled answer. */
 const FACTS: Fact[] = [
-  { name: 'quote-response-carries-id-mints-amount-quotes-and-metadata', rules: ['Q-QUOTE-001', 'Q-QUOTE-002', 'Q-AUTH-006', 'Q-QUOTE-011'] },
+  {
+    name: 'quote-response-carries-id-mints-amount-quotes-and-metadata',
+    rules: ['Q-QUOTE-001', 'Q-QUOTE-002', 'Q-AUTH-006', 'Q-QUOTE-011'],
+  },
   { name: 'quote-echoes-the-requested-mints', rules: ['Q-QUOTE-003'] },
   { name: 'quote-echoes-the-requested-amount-exactly', rules: ['Q-QUOTE-004'] },
   { name: 'quotes-is-a-map-keyed-by-provider-ids', rules: ['Q-QUOTE-005', 'Q-QUOTE-006', 'Q-QUOTE-008'] },
@@ -49,17 +52,19 @@ const FACTS: Fact[] = [
   { name: 'routes-leave-the-input-token-account-open-by-default', rules: ['Q-PARAM-025'], exercised: EXERCISED.nonNativeInput },
 ];
 
-export const quoteFacts: Check[] = FACTS.map(({ name, rules, exercised }) => defineCheck({
-  name,
-  service: 'quotes',
-  rules,
-  profile: 'smoke',
-  async run(t: CheckContext) {
-    const sample = await sampleQuotes(t);
-    const reason = exercised?.(sample);
-    if (reason) t.skip(reason);
-  },
-}));
+export const quoteFacts: Check[] = FACTS.map(({ name, rules, exercised }) =>
+  defineCheck({
+    name,
+    service: 'quotes',
+    rules,
+    profile: 'smoke',
+    async run(t: CheckContext) {
+      const sample = await sampleQuotes(t);
+      const reason = exercised?.(sample);
+      if (reason) t.skip(reason);
+    },
+  }),
+);
 
 /** Info: "An entry with min, max, default is the accepted range of the quote parameter with the same name". */
 export const omittedParametersTakeThePublishedDefaults = defineCheck({
@@ -77,17 +82,23 @@ export const omittedParametersTakeThePublishedDefaults = defineCheck({
     const routes = routesOf(call.body);
     if (numQuotes !== undefined) {
       t.expect('Q-INFO-013', routes.length <= numQuotes, {
-        documented: `numQuotes omitted: at most the published default ${numQuotes} routes`, received: routes.map(([p]) => p), exchange: call.ex,
+        documented: `numQuotes omitted: at most the published default ${numQuotes} routes`,
+        received: routes.map(([p]) => p),
+        exchange: call.ex,
       });
     }
     if (slippage !== undefined) {
       for (const [provider, route] of routes) {
         t.expect('Q-INFO-013', typeof route.slippageBps === 'number' && route.slippageBps <= slippage, {
-          documented: `slippageBps omitted: quotes.${provider} is built with at most the published default ${slippage}`, received: route.slippageBps, exchange: call.ex,
+          documented: `slippageBps omitted: quotes.${provider} is built with at most the published default ${slippage}`,
+          received: route.slippageBps,
+          exchange: call.ex,
         });
       }
     }
-    t.note(`info publishes numQuotes default ${String(numQuotes)}, slippageBps default ${String(slippage)}; ExpectedWinner ${String(at(call.body, 'metadata.ExpectedWinner'))}`);
+    t.note(
+      `info publishes numQuotes default ${String(numQuotes)}, slippageBps default ${String(slippage)}; ExpectedWinner ${String(at(call.body, 'metadata.ExpectedWinner'))}`,
+    );
   },
 });
 

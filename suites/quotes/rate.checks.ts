@@ -32,14 +32,18 @@ function errorCode(ex: Exchange): unknown {
 /** Q-RATE-007: the 429 body and header, checked on every 429 these checks meet. */
 function expectPlatform429(t: CheckContext, ex: Exchange, code: 'rate_limited' | 'allowance_exhausted'): void {
   t.expect('Q-RATE-007', ex.response.status === 429 && (errorCode(ex) === 'rate_limited' || errorCode(ex) === 'allowance_exhausted'), {
-    documented: 'a 429 carries the platform body {error: {code: "rate_limited" | "allowance_exhausted"}}', received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+    documented: 'a 429 carries the platform body {error: {code: "rate_limited" | "allowance_exhausted"}}',
+    received: { status: ex.response.status, body: ex.response.body },
+    exchange: ex,
   });
   const rule = code === 'rate_limited' ? 'Q-RATE-001' : 'Q-RATE-005';
   t.expect(rule, errorCode(ex) === code, { documented: `the 429 code is ${code}`, received: ex.response.body, exchange: ex });
   if (code === 'rate_limited') {
     const after = ex.response.headers['retry-after'];
     t.expect('Q-RATE-002', typeof after === 'string' && /^(0|[1-9][0-9]*)$/.test(after.trim()), {
-      documented: 'a rate_limited 429 carries retry-after, a whole number of seconds to wait', received: ex.response.headers, exchange: ex,
+      documented: 'a rate_limited 429 carries retry-after, a whole number of seconds to wait',
+      received: ex.response.headers,
+      exchange: ex,
     });
     t.note(`retry-after: ${after} s (waiting it out is not part of the bounded run)`);
   }
@@ -55,14 +59,17 @@ async function admitted(t: CheckContext, keys: string[], paths: string[], rule: 
     const ex = await get(t, keys[i % keys.length]!, path);
     if (i === 0) first = Date.now();
     t.expect(rule, ex.response.status !== 429, {
-      documented: `${what}: request ${i + 1} of ${paths.length} is admitted`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+      documented: `${what}: request ${i + 1} of ${paths.length} is admitted`,
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
     });
   }
   return first;
 }
 
 function withinWindow(t: CheckContext, started: number): void {
-  if (Date.now() - started > WINDOW_MS * 0.8) t.skip('the requests took too long to stay within one 60-second window; the limit cannot be judged');
+  if (Date.now() - started > WINDOW_MS * 0.8)
+    t.skip('the requests took too long to stay within one 60-second window; the limit cannot be judged');
 }
 
 function discoveryRequests(n: number): string[] {
@@ -77,11 +84,19 @@ export const rateLimitAdmitsRpsTimes60ThenLimits = defineCheck({
   needs: ['quote-keys', 'rate-limits'],
   async run(t: CheckContext) {
     const key = await t.control.createQuoteKey({ rps: RPS });
-    const started = await admitted(t, [key], Array.from({ length: WINDOW_REQUESTS }, () => QUOTE_PATH), 'Q-RATE-003', `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`);
+    const started = await admitted(
+      t,
+      [key],
+      Array.from({ length: WINDOW_REQUESTS }, () => QUOTE_PATH),
+      'Q-RATE-003',
+      `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`,
+    );
     const over = await get(t, key, QUOTE_PATH);
     withinWindow(t, started);
     t.expect('Q-RATE-001', over.response.status === 429, {
-      documented: `request ${WINDOW_REQUESTS + 1} within 60 s on a plan of ${RPS} rps (more than rps*60) gives 429`, received: { status: over.response.status, body: over.response.body }, exchange: over,
+      documented: `request ${WINDOW_REQUESTS + 1} within 60 s on a plan of ${RPS} rps (more than rps*60) gives 429`,
+      received: { status: over.response.status, body: over.response.body },
+      exchange: over,
     });
     expectPlatform429(t, over, 'rate_limited');
   },
@@ -95,14 +110,25 @@ export const discoveryRequestsCountAgainstTheRateLimit = defineCheck({
   needs: ['quote-keys', 'rate-limits'],
   async run(t: CheckContext) {
     const key = await t.control.createQuoteKey({ rps: RPS });
-    const started = await admitted(t, [key], discoveryRequests(WINDOW_REQUESTS), 'Q-RATE-003', `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`);
+    const started = await admitted(
+      t,
+      [key],
+      discoveryRequests(WINDOW_REQUESTS),
+      'Q-RATE-003',
+      `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`,
+    );
     const over = await get(t, key, QUOTE_PATH);
     withinWindow(t, started);
     t.expect('Q-RATE-004', over.response.status === 429, {
       documented: `after ${WINDOW_REQUESTS} info/venues/providers requests (rps*60) a quote request is rate limited: they count against the same plan`,
-      received: { status: over.response.status, body: over.response.body }, exchange: over,
+      received: { status: over.response.status, body: over.response.body },
+      exchange: over,
     });
-    t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', { documented: 'the 429 code is rate_limited', received: over.response.body, exchange: over });
+    t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
+      documented: 'the 429 code is rate_limited',
+      received: over.response.body,
+      exchange: over,
+    });
   },
 });
 
@@ -116,11 +142,19 @@ export const spentAllowanceGives429AllowanceExhausted = defineCheck({
     // The control API's monthlyAllowance is a number of credits; every request counts one (Authentication 7).
     const allowance = 3;
     const key = await t.control.createQuoteKey({ monthlyAllowance: allowance });
-    await admitted(t, [key], Array.from({ length: allowance }, () => QUOTE_PATH), 'Q-RATE-005', `a monthly allowance of ${allowance} credits admits ${allowance} requests`);
+    await admitted(
+      t,
+      [key],
+      Array.from({ length: allowance }, () => QUOTE_PATH),
+      'Q-RATE-005',
+      `a monthly allowance of ${allowance} credits admits ${allowance} requests`,
+    );
     for (const attempt of ['the first request past the allowance', 'a retry']) {
       const ex = await get(t, key, attempt === 'a retry' ? '/api/v1/info' : QUOTE_PATH);
       t.expect('Q-RATE-005', ex.response.status === 429, {
-        documented: `${attempt} gives 429 allowance_exhausted (retrying does not help)`, received: { status: ex.response.status, body: ex.response.body }, exchange: ex,
+        documented: `${attempt} gives 429 allowance_exhausted (retrying does not help)`,
+        received: { status: ex.response.status, body: ex.response.body },
+        exchange: ex,
       });
       expectPlatform429(t, ex, 'allowance_exhausted');
     }
@@ -138,14 +172,25 @@ export const keysOfOneOrganizationSharePlans = defineCheck({
     const first = await t.control.issueQuoteKey({ rps: RPS });
     if (!first.organizationId) t.skip('the control API does not name the organization of a key, so a second key of it cannot be made');
     const second = await t.control.issueQuoteKey({ organizationId: first.organizationId });
-    const started = await admitted(t, [first.apiKey, second.apiKey], discoveryRequests(WINDOW_REQUESTS), 'Q-RATE-006', `rps*60 = ${WINDOW_REQUESTS} requests over two keys of one organization`);
+    const started = await admitted(
+      t,
+      [first.apiKey, second.apiKey],
+      discoveryRequests(WINDOW_REQUESTS),
+      'Q-RATE-006',
+      `rps*60 = ${WINDOW_REQUESTS} requests over two keys of one organization`,
+    );
     const over = await get(t, second.apiKey, '/api/v1/info');
     withinWindow(t, started);
     t.expect('Q-RATE-006', over.response.status === 429, {
       documented: `the organization's rate limit is pooled: request ${WINDOW_REQUESTS + 1} within 60 s, on either key, gives 429`,
-      received: { status: over.response.status, body: over.response.body }, exchange: over,
+      received: { status: over.response.status, body: over.response.body },
+      exchange: over,
     });
-    t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', { documented: 'the 429 code is rate_limited', received: over.response.body, exchange: over });
+    t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
+      documented: 'the 429 code is rate_limited',
+      received: over.response.body,
+      exchange: over,
+    });
 
     // Credits: an allowance of 2 spent on one key is spent for the other.
     const paying = await t.control.issueQuoteKey({ monthlyAllowance: 2 });
@@ -154,8 +199,10 @@ export const keysOfOneOrganizationSharePlans = defineCheck({
     await admitted(t, [paying.apiKey], ['/api/v1/info', '/api/v1/info'], 'Q-RATE-006', 'an allowance of 2 credits admits 2 requests');
     const spent = await get(t, sibling.apiKey, '/api/v1/info');
     t.expect('Q-RATE-006', spent.response.status === 429 && errorCode(spent) === 'allowance_exhausted', {
-      documented: 'credits are pooled: once the organization spent its allowance on one key, another key of it gets 429 allowance_exhausted',
-      received: { status: spent.response.status, body: spent.response.body }, exchange: spent,
+      documented:
+        'credits are pooled: once the organization spent its allowance on one key, another key of it gets 429 allowance_exhausted',
+      received: { status: spent.response.status, body: spent.response.body },
+      exchange: spent,
     });
   },
 });

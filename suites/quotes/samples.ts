@@ -9,8 +9,20 @@ import type { CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import { checkAnswer } from './invariants.ts';
 import {
-  Judge, discover, maxNumQuotes, quoteParams, requestQuote, routesOf, stepsOf, targetKey, u64, winnerRoute,
-  type Discovery, type QuoteCall, type QuoteParams, type RequestOptions,
+  Judge,
+  discover,
+  maxNumQuotes,
+  quoteParams,
+  requestQuote,
+  routesOf,
+  stepsOf,
+  targetKey,
+  u64,
+  winnerRoute,
+  type Discovery,
+  type QuoteCall,
+  type QuoteParams,
+  type RequestOptions,
 } from './quote-support.ts';
 import { QUOTE_DEFAULTS, WSOL_MINT } from './fixtures.ts';
 
@@ -24,7 +36,13 @@ export interface Sample {
 }
 
 /** Send one quote request and apply the shared invariant to its answer. */
-export async function quote(t: CheckContext, j: Judge, d: Discovery, params: QuoteParams, options: RequestOptions = {}): Promise<QuoteCall> {
+export async function quote(
+  t: CheckContext,
+  j: Judge,
+  d: Discovery,
+  params: QuoteParams,
+  options: RequestOptions = {},
+): Promise<QuoteCall> {
   const call = await requestQuote(t, params, options);
   checkAnswer(j, call, d, options.client && options.client !== t.quotes ? 'distributor' : 'key');
   return call;
@@ -44,8 +62,10 @@ export function reverseParams(from: QuoteCall, changes: QuoteParams = {}): Quote
 /** A 200 of a well-formed request, or a documented no-route 404: anything else means the quote was not served. */
 export function expectServed(j: Judge, call: QuoteCall): void {
   j.must('Q-AUTH-006', call.status === 200 || call.status === 404, {
-    documented: 'a well-formed quote request carrying only x-api-key is served (200, or 404 code -7 when no route exists); no signature is asked for',
-    received: { status: call.status, body: call.body }, exchange: call.ex,
+    documented:
+      'a well-formed quote request carrying only x-api-key is served (200, or 404 code -7 when no route exists); no signature is asked for',
+    received: { status: call.status, body: call.body },
+    exchange: call.ex,
   });
 }
 
@@ -68,7 +88,9 @@ export async function sampleQuotes(t: CheckContext): Promise<Sample> {
   for (const call of calls) checkAnswer(j, call, d);
   const served = calls.filter((c) => c.status === 200);
   if (served.length === 0) {
-    t.skip(`no sample request was routed (statuses ${calls.map((c) => c.status).join(', ')}); configure a routable pair with CONFORMANCE_QUOTE_*`);
+    t.skip(
+      `no sample request was routed (statuses ${calls.map((c) => c.status).join(', ')}); configure a routable pair with CONFORMANCE_QUOTE_*`,
+    );
   }
   return { d, j, calls, served };
 }
@@ -95,7 +117,13 @@ async function requestSample(t: CheckContext, d: Discovery): Promise<QuoteCall[]
  * nothing is left. Returns undefined when no multi-hop route appeared within `rounds` requests. With a Judge every
  * answer on the way is judged at once; without, the caller judges the one returned.
  */
-export async function provokeMultiHop(t: CheckContext, d: Discovery, base: QuoteParams, j?: Judge, rounds = 8): Promise<QuoteCall | undefined> {
+export async function provokeMultiHop(
+  t: CheckContext,
+  d: Discovery,
+  base: QuoteParams,
+  j?: Judge,
+  rounds = 8,
+): Promise<QuoteCall | undefined> {
   const banned = new Set<string>();
   for (let round = 0; round < rounds; round++) {
     const params = { ...base, venueBanlist: banned.size ? [...banned] : undefined };
@@ -103,7 +131,10 @@ export async function provokeMultiHop(t: CheckContext, d: Discovery, base: Quote
     if (call.status !== 200) return undefined;
     const routes = routesOf(call.body);
     if (routes.some(([, r]) => stepsOf(r).some((s) => s.inputMint !== base.inputMint || s.outputMint !== base.outputMint))) return call;
-    const direct = routes.flatMap(([, r]) => stepsOf(r)).map((s) => s.ammKey).filter((p): p is string => typeof p === 'string' && !banned.has(p));
+    const direct = routes
+      .flatMap(([, r]) => stepsOf(r))
+      .map((s) => s.ammKey)
+      .filter((p): p is string => typeof p === 'string' && !banned.has(p));
     if (direct.length === 0) return undefined;
     for (const pool of direct) banned.add(pool);
   }
@@ -112,15 +143,24 @@ export async function provokeMultiHop(t: CheckContext, d: Discovery, base: Quote
 
 /** Skip reasons for facts that a sample may not exercise (a vacuous pass must not look like a pass). */
 export const EXERCISED = {
-  steps: (s: Sample) => (s.served.some((c) => routesOf(c.body).some(([, r]) => stepsOf(r).length > 0)) ? undefined : 'no sampled route has steps'),
-  computeUnits: (s: Sample) => (s.served.some((c) => routesOf(c.body).some(([, r]) => r.computeUnits != null || r.computeUnitsSafe != null))
-    ? undefined : 'no sampled route carries computeUnits or computeUnitsSafe (absent is allowed, Q-ROUTE-017)'),
-  alts: (s: Sample) => (s.served.some((c) => Array.isArray((c.body as { alts?: unknown }).alts) && (c.body as { alts: unknown[] }).alts.length > 0)
-    ? undefined : 'no sampled answer carries lookup table contents (no route uses a table)'),
-  nonNativeInput: (s: Sample) => (s.served.some((c) => c.params.inputMint !== WSOL_MINT)
-    ? undefined : 'every routed sample sells the wrapped native token, whose account a route may close to unwrap'),
-  nonNativeOutput: (s: Sample) => (s.served.some((c) => c.params.outputMint !== WSOL_MINT)
-    ? undefined : 'every routed sample buys the wrapped native token, which a route may unwrap through other accounts'),
+  steps: (s: Sample) =>
+    s.served.some((c) => routesOf(c.body).some(([, r]) => stepsOf(r).length > 0)) ? undefined : 'no sampled route has steps',
+  computeUnits: (s: Sample) =>
+    s.served.some((c) => routesOf(c.body).some(([, r]) => r.computeUnits != null || r.computeUnitsSafe != null))
+      ? undefined
+      : 'no sampled route carries computeUnits or computeUnitsSafe (absent is allowed, Q-ROUTE-017)',
+  alts: (s: Sample) =>
+    s.served.some((c) => Array.isArray((c.body as { alts?: unknown }).alts) && (c.body as { alts: unknown[] }).alts.length > 0)
+      ? undefined
+      : 'no sampled answer carries lookup table contents (no route uses a table)',
+  nonNativeInput: (s: Sample) =>
+    s.served.some((c) => c.params.inputMint !== WSOL_MINT)
+      ? undefined
+      : 'every routed sample sells the wrapped native token, whose account a route may close to unwrap',
+  nonNativeOutput: (s: Sample) =>
+    s.served.some((c) => c.params.outputMint !== WSOL_MINT)
+      ? undefined
+      : 'every routed sample buys the wrapped native token, which a route may unwrap through other accounts',
 } as const;
 
 /** A wallet of its own for each purpose, the same for the same seed (on the curve, so it could sign). */
@@ -133,7 +173,8 @@ export function wallet(t: CheckContext, purpose: string): string {
 export function expectAccepted(t: CheckContext, rule: string, call: QuoteCall, what: string): void {
   t.expect(rule, call.status === 200 || (call.status === 404 && isObject(call.body) && call.body.code === -7), {
     documented: `${what} is accepted: 200, or 404 code -7 when no route satisfies it (never 400)`,
-    received: { status: call.status, body: call.body }, exchange: call.ex,
+    received: { status: call.status, body: call.body },
+    exchange: call.ex,
   });
 }
 
@@ -156,10 +197,10 @@ export async function learnRoutes(t: CheckContext, changes: QuoteParams = {}): P
     await quote(t, j, d, quoteParams({ numQuotes: max, amount: (BigInt(QUOTE_DEFAULTS.amount) * 100n).toString(), ...changes })),
   ];
   const routed = calls.filter((c) => c.status === 200);
-  if (routed.length === 0) t.skip(`the configured pair was not routed (${calls.map((c) => c.status).join(', ')}); configure CONFORMANCE_QUOTE_*`);
+  if (routed.length === 0)
+    t.skip(`the configured pair was not routed (${calls.map((c) => c.status).join(', ')}); configure CONFORMANCE_QUOTE_*`);
   const steps = routed.flatMap((c) => routesOf(c.body).flatMap(([, r]) => stepsOf(r)));
   const pools = [...new Set(steps.map((s) => s.ammKey).filter((p): p is string => typeof p === 'string'))];
   const labels = [...new Set(steps.map((s) => s.label).filter((l): l is string => typeof l === 'string'))];
   return { d, j, pools, labels, routed };
 }
-

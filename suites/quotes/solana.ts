@@ -5,7 +5,12 @@
  */
 import bs58 from 'bs58';
 import {
-  AddressLookupTableAccount, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction, type MessageV0,
+  AddressLookupTableAccount,
+  PublicKey,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+  type MessageV0,
 } from '@solana/web3.js';
 import { isObject } from '../shared/values.ts';
 
@@ -21,8 +26,16 @@ export const CREATE_IDEMPOTENT_TAG = 1;
 export const FORMAT_0_SIZE_LIMIT = 1232;
 export const FORMAT_1_SIZE_LIMIT = 4096;
 
-export interface AccountMeta { p: string; s: boolean; w: boolean }
-export interface Instruction { p: string; a: AccountMeta[]; d: string }
+export interface AccountMeta {
+  p: string;
+  s: boolean;
+  w: boolean;
+}
+export interface Instruction {
+  p: string;
+  a: AccountMeta[];
+  d: string;
+}
 
 /** Is `value` a base58 string of a 32-byte public key? */
 export function isPubkey(value: unknown): value is string {
@@ -63,7 +76,8 @@ export function associatedTokenAccounts(owner: string, mint: string): string[] {
   if (!found) {
     const seeds = (program: string) => [new PublicKey(owner).toBuffer(), new PublicKey(program).toBuffer(), new PublicKey(mint).toBuffer()];
     found = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((program) =>
-      PublicKey.findProgramAddressSync(seeds(program), new PublicKey(ATA_PROGRAM))[0].toBase58());
+      PublicKey.findProgramAddressSync(seeds(program), new PublicKey(ATA_PROGRAM))[0].toBase58(),
+    );
     ataCache.set(key, found);
   }
   return found;
@@ -115,8 +129,12 @@ export function v0TransactionSize(message: MessageV0): number {
   }
   size += shortVecLength(message.addressTableLookups.length);
   for (const lookup of message.addressTableLookups) {
-    size += 32 + shortVecLength(lookup.writableIndexes.length) + lookup.writableIndexes.length
-      + shortVecLength(lookup.readonlyIndexes.length) + lookup.readonlyIndexes.length;
+    size +=
+      32 +
+      shortVecLength(lookup.writableIndexes.length) +
+      lookup.writableIndexes.length +
+      shortVecLength(lookup.readonlyIndexes.length) +
+      lookup.readonlyIndexes.length;
   }
   return size;
 }
@@ -142,17 +160,34 @@ export const MAX_TABLE_SUBSETS = 6;
  * the smallest transaction is kept: a quote engine that packs better than web3.js is never reported. Returns
  * undefined when web3.js cannot compile the instructions at all.
  */
-export function compileRoute(instructions: Instruction[], payer: string, tables: ReadonlyMap<string, readonly string[]>,
-  tableKeys: readonly string[]): CompiledRoute | undefined {
-  const ixs = instructions.map((ix) => new TransactionInstruction({
-    programId: new PublicKey(ix.p),
-    keys: ix.a.map((m) => ({ pubkey: new PublicKey(m.p), isSigner: m.s, isWritable: m.w })),
-    data: dataOf(ix),
-  }));
-  const accounts = [...new Set(tableKeys)].filter((k) => tables.has(k)).map((key) => new AddressLookupTableAccount({
-    key: new PublicKey(key),
-    state: { deactivationSlot: BigInt('18446744073709551615'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: (tables.get(key) ?? []).map((a) => new PublicKey(a)) },
-  }));
+export function compileRoute(
+  instructions: Instruction[],
+  payer: string,
+  tables: ReadonlyMap<string, readonly string[]>,
+  tableKeys: readonly string[],
+): CompiledRoute | undefined {
+  const ixs = instructions.map(
+    (ix) =>
+      new TransactionInstruction({
+        programId: new PublicKey(ix.p),
+        keys: ix.a.map((m) => ({ pubkey: new PublicKey(m.p), isSigner: m.s, isWritable: m.w })),
+        data: dataOf(ix),
+      }),
+  );
+  const accounts = [...new Set(tableKeys)]
+    .filter((k) => tables.has(k))
+    .map(
+      (key) =>
+        new AddressLookupTableAccount({
+          key: new PublicKey(key),
+          state: {
+            deactivationSlot: BigInt('18446744073709551615'),
+            lastExtendedSlot: 0,
+            lastExtendedSlotStartIndex: 0,
+            addresses: (tables.get(key) ?? []).map((a) => new PublicKey(a)),
+          },
+        }),
+    );
   const blockhash = bs58.encode(Buffer.alloc(32, 7));
   const exhaustive = accounts.length <= MAX_TABLE_SUBSETS;
   const subsets = exhaustive
@@ -162,7 +197,11 @@ export function compileRoute(instructions: Instruction[], payer: string, tables:
   for (const subset of subsets) {
     let message: MessageV0;
     try {
-      message = new TransactionMessage({ payerKey: new PublicKey(payer), recentBlockhash: blockhash, instructions: ixs }).compileToV0Message(subset);
+      message = new TransactionMessage({
+        payerKey: new PublicKey(payer),
+        recentBlockhash: blockhash,
+        instructions: ixs,
+      }).compileToV0Message(subset);
     } catch {
       continue;
     }
@@ -170,13 +209,19 @@ export function compileRoute(instructions: Instruction[], payer: string, tables:
     if (size <= FORMAT_0_SIZE_LIMIT) {
       try {
         size = new VersionedTransaction(message).serialize().length;
-      } catch { /* counted above */ }
+      } catch {
+        /* counted above */
+      }
     }
     const staticAccounts = message.staticAccountKeys.length;
     if (!best || size < best.size) {
-      best = { size, staticAccounts: Math.min(staticAccounts, best?.staticAccounts ?? Infinity), tablesUsed: subset.map((a) => a.key.toBase58()), exhaustive };
-    }
-    else best.staticAccounts = Math.min(best.staticAccounts, staticAccounts);
+      best = {
+        size,
+        staticAccounts: Math.min(staticAccounts, best?.staticAccounts ?? Infinity),
+        tablesUsed: subset.map((a) => a.key.toBase58()),
+        exhaustive,
+      };
+    } else best.staticAccounts = Math.min(best.staticAccounts, staticAccounts);
   }
   return best;
 }

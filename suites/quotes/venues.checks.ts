@@ -4,13 +4,19 @@ import type { Exchange } from '../harness/exchange.ts';
 import { notABoolean } from '../shared/arbitraries.ts';
 import { isObject } from '../shared/values.ts';
 
-interface Venues { ex: Exchange; labels: unknown[]; programIds?: unknown[] }
+interface Venues {
+  ex: Exchange;
+  labels: unknown[];
+  programIds?: unknown[];
+}
 
 async function getVenues(t: CheckContext, rule: string, includeProgramIds?: boolean): Promise<Venues> {
   const ex = await t.quotes.request({ path: '/api/v1/venues', query: includeProgramIds === undefined ? undefined : { includeProgramIds } });
   const body = ex.response.body;
   t.expect(rule, ex.response.status === 200 && isObject(body) && Array.isArray(body.labels), {
-    documented: 'GET /api/v1/venues answers 200 with {labels: [...]}', received: body, exchange: ex,
+    documented: 'GET /api/v1/venues answers 200 with {labels: [...]}',
+    received: body,
+    exchange: ex,
   });
   return { ex, labels: body.labels as unknown[], programIds: Array.isArray(body.programIds) ? body.programIds : undefined };
 }
@@ -24,8 +30,11 @@ export const venuesOmitProgramIdsUnlessAsked = defineCheck({
     for (const flag of [undefined, false]) {
       const { ex } = await getVenues(t, 'Q-VEN-001', flag);
       const body = ex.response.body as Record<string, unknown>;
-      t.expect('Q-VEN-001', body.programIds == null, { // null, like absence, carries no program ids
-        documented: `no programIds when includeProgramIds is ${flag === undefined ? 'omitted' : 'false'}`, received: body, exchange: ex,
+      t.expect('Q-VEN-001', body.programIds == null, {
+        // null, like absence, carries no program ids
+        documented: `no programIds when includeProgramIds is ${flag === undefined ? 'omitted' : 'false'}`,
+        received: body,
+        exchange: ex,
       });
     }
   },
@@ -39,7 +48,9 @@ export const venueLabelsAreUniqueStrings = defineCheck({
   async run(t: CheckContext) {
     const { ex, labels } = await getVenues(t, 'Q-VEN-005');
     t.expect('Q-VEN-005', labels.length > 0 && labels.every((l) => typeof l === 'string' && l.trim() !== ''), {
-      documented: 'labels is a non-empty list of non-empty strings', received: labels, exchange: ex,
+      documented: 'labels is a non-empty list of non-empty strings',
+      received: labels,
+      exchange: ex,
     });
     const dupes = labels.filter((l, i) => labels.indexOf(l) !== i);
     t.expect('Q-VEN-005', dupes.length === 0, { documented: 'labels are unique', received: { duplicated: dupes }, exchange: ex });
@@ -53,13 +64,23 @@ export const venueProgramIdsAreBase58Keys = defineCheck({
   profile: 'smoke',
   async run(t: CheckContext) {
     const { ex, programIds } = await getVenues(t, 'Q-VEN-002', true);
-    t.expect('Q-VEN-002', programIds !== undefined, { documented: 'programIds present with includeProgramIds=true', received: ex.response.body, exchange: ex });
+    t.expect('Q-VEN-002', programIds !== undefined, {
+      documented: 'programIds present with includeProgramIds=true',
+      received: ex.response.body,
+      exchange: ex,
+    });
     for (const id of programIds) {
       let bytes = 0;
       try {
         bytes = typeof id === 'string' ? bs58.decode(id).length : 0;
-      } catch { /* not base58 */ }
-      t.expect('Q-VEN-004', bytes === 32, { documented: 'each programId is a base58 string of a 32-byte public key', received: id, exchange: ex });
+      } catch {
+        /* not base58 */
+      }
+      t.expect('Q-VEN-004', bytes === 32, {
+        documented: 'each programId is a base58 string of a 32-byte public key',
+        received: id,
+        exchange: ex,
+      });
     }
   },
 });
@@ -75,7 +96,9 @@ export const venueProgramIdsAlignWithLabels = defineCheck({
     for (let i = 0; i < 4; i++) {
       const { ex, labels, programIds } = await getVenues(t, 'Q-VEN-002', true);
       t.expect('Q-VEN-002', programIds !== undefined && programIds.length === labels.length, {
-        documented: 'programIds has exactly one entry per label', received: { labels: labels.length, programIds: programIds?.length ?? '(absent)' }, exchange: ex,
+        documented: 'programIds has exactly one entry per label',
+        received: { labels: labels.length, programIds: programIds?.length ?? '(absent)' },
+        exchange: ex,
       });
       const pairs = new Map(labels.map((l, j) => [l, programIds[j]]));
       if (!first) {
@@ -86,7 +109,8 @@ export const venueProgramIdsAlignWithLabels = defineCheck({
         if (!first.pairs.has(label)) continue; // the venue set may change between requests
         t.expect('Q-VEN-002', first.pairs.get(label) === id, {
           documented: `programIds[i] belongs to labels[i], so venue "${String(label)}" has the same program id in every response`,
-          received: { first: first.pairs.get(label), now: id }, exchange: ex,
+          received: { first: first.pairs.get(label), now: id },
+          exchange: ex,
         });
       }
     }
@@ -102,7 +126,9 @@ export const venuesRejectMalformedFlag = defineCheck({
     await t.property('Q-VEN-006', notABoolean, async (value) => {
       const ex = await t.quotes.request({ path: '/api/v1/venues', query: `includeProgramIds=${encodeURIComponent(value)}`, retry: false });
       t.expect('Q-VEN-006', ex.response.status === 400, {
-        documented: `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`, received: ex.response.status, exchange: ex,
+        documented: `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`,
+        received: ex.response.status,
+        exchange: ex,
       });
     });
   },

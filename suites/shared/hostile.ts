@@ -65,10 +65,14 @@ export const MALFORMED_AMOUNTS: readonly MalformedAmount[] = [
 /** What a field of this kind makes of a malformed value: may a conforming server serve it (answer 2xx)? */
 export function mayServeAmount(reading: AmountReading, field: { price?: boolean; optional?: boolean } = {}): boolean {
   switch (reading) {
-    case 'readable': return true;
-    case 'absent': return field.optional === true;
-    case 'beyond-u64': return field.price === true;
-    case 'invalid': return false;
+    case 'readable':
+      return true;
+    case 'absent':
+      return field.optional === true;
+    case 'beyond-u64':
+      return field.price === true;
+    case 'invalid':
+      return false;
   }
 }
 
@@ -77,7 +81,13 @@ export const MALFORMED_KEYS: readonly unknown[] = ['0OIl0OIl0OIl0OIl0OIl0OIl0OIl
 
 /** Path segments that are no UUID (encoded as they would travel). */
 export const MALFORMED_PATH_IDS: readonly string[] = [
-  'not-a-uuid', '0', '9'.repeat(80), 'x'.repeat(512), ...HOSTILE_STRINGS.filter((s) => s !== '').slice(0, 9).map(encodeURIComponent),
+  'not-a-uuid',
+  '0',
+  '9'.repeat(80),
+  'x'.repeat(512),
+  ...HOSTILE_STRINGS.filter((s) => s !== '')
+    .slice(0, 9)
+    .map(encodeURIComponent),
 ];
 
 /**
@@ -118,8 +128,16 @@ export function rawQuery(query: Record<string, string | string[]>): string {
  * reaches validation), except the one the sample makes invalid.
  */
 export function sampleRequest(op: OperationInfo, sample: InvalidRequestSample, pathValue: (name: string) => string): RequestSpec {
-  const path = fillPath(op.path, (name) => encodeURIComponent(sample.target === `path:${name}` ? sample.path[name] ?? pathValue(name) : pathValue(name)));
-  const spec: RequestSpec = { method: op.method, path, query: rawQuery(sample.query), headers: { ...sample.headers }, operationId: op.operationId };
+  const path = fillPath(op.path, (name) =>
+    encodeURIComponent(sample.target === `path:${name}` ? (sample.path[name] ?? pathValue(name)) : pathValue(name)),
+  );
+  const spec: RequestSpec = {
+    method: op.method,
+    path,
+    query: rawQuery(sample.query),
+    headers: { ...sample.headers },
+    operationId: op.operationId,
+  };
   if (sample.body !== undefined) {
     spec.body = JSON.stringify(sample.body);
     spec.headers = { ...spec.headers, 'content-type': sample.mediaType ?? 'application/json' };
@@ -159,7 +177,10 @@ export async function sendHostile(t: CheckContext, client: ServiceClient, rule: 
       return await client.request(request);
     } catch (e) {
       if (e instanceof ConformanceFailure) {
-        t.fail(rule, { documented: `${what} with a malformed request is answered within the suite's timeout`, received: e.detail.received });
+        t.fail(rule, {
+          documented: `${what} with a malformed request is answered within the suite's timeout`,
+          received: e.detail.received,
+        });
       }
       if (e instanceof SetupFailed && attempt < 2) continue;
       if (e instanceof SetupFailed) {
@@ -211,8 +232,12 @@ export class Sweep {
 
   /** The tally as a line for the notes. */
   toString(): string {
-    return `${this.total} bad inputs tried${this.failures > 0 ? `, ${this.failures} answered wrongly (the first is reported)` : ''}: ` +
-      Object.entries(this.tally).map(([k, n]) => `${k} ${n}`).join('; ');
+    return (
+      `${this.total} bad inputs tried${this.failures > 0 ? `, ${this.failures} answered wrongly (the first is reported)` : ''}: ` +
+      Object.entries(this.tally)
+        .map(([k, n]) => `${k} ${n}`)
+        .join('; ')
+    );
   }
 
   /** Throw the first failure kept, if any. */

@@ -1,6 +1,10 @@
 import { PNG } from 'pngjs';
 
-export interface DecodedImage { format: string; width: number; height: number }
+export interface DecodedImage {
+  format: string;
+  width: number;
+  height: number;
+}
 export type ImageResult = { ok: true; image: DecodedImage } | { ok: false; reason: string; unknownFormat?: boolean };
 
 /** Split a data URI (RFC 2397) into media type and bytes. */
@@ -57,7 +61,8 @@ export function decodeImage(bytes: Buffer): ImageResult {
       return { ok: true, image: { format: 'png', width: png.width, height: png.height } };
     }
     const head = bytes.toString('ascii', 0, 6);
-    if (head === 'GIF87a' || head === 'GIF89a') return { ok: true, image: { format: 'gif', width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8) } };
+    if (head === 'GIF87a' || head === 'GIF89a')
+      return { ok: true, image: { format: 'gif', width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8) } };
     if (bytes[0] === 0xff && bytes[1] === 0xd8) {
       const image = jpegSize(bytes);
       return image ? { ok: true, image } : { ok: false, reason: 'a JPEG without a frame header' };

@@ -22,7 +22,8 @@ export function isNonNegativeInteger(v: unknown): v is number {
 
 /** An integer and the digit string of the same integer: one u64 in its two allowed JSON forms. */
 function sameInteger(a: unknown, b: unknown): boolean {
-  const digits = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? v : undefined);
+  const digits = (v: unknown) =>
+    typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? v : undefined;
   const da = digits(a);
   return da !== undefined && da === digits(b) && typeof a !== typeof b;
 }

@@ -13,17 +13,45 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 test('Ctrl-C cancels a full run, cleans up the orders it created and exits 130', async () => {
   const server = await startReferenceServer({ port: 0 });
   try {
-    const tenant = await (await fetch(`${server.controlUrl}/tenants`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json() as { apiKey: string };
-    const partnerOrders = async () => ((await (await fetch(`${server.ordersUrl}/partners/me/orders`, { headers: { 'x-service-key': tenant.apiKey } })).json()) as {
-      data: Array<{ id: string; orderType: string; status: string; withdrawalStatus: string }>;
-    }).data;
+    const tenant = (await (
+      await fetch(`${server.controlUrl}/tenants`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+    ).json()) as { apiKey: string };
+    const partnerOrders = async () =>
+      (
+        (await (await fetch(`${server.ordersUrl}/partners/me/orders`, { headers: { 'x-service-key': tenant.apiKey } })).json()) as {
+          data: Array<{ id: string; orderType: string; status: string; withdrawalStatus: string }>;
+        }
+      ).data;
     const dir = mkdtempSync(join(tmpdir(), 'conformance-interrupt-'));
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+    );
     // Its own process group, as a terminal's Ctrl-C reaches the CLI and its vitest workers together.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', '--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl,
-      '--control-url', server.controlUrl, '--profile', 'full', '--max-rps', '0', '--report-dir', dir], {
-      cwd: ROOT, env: { ...clean, ORDERS_API_KEY: tenant.apiKey }, detached: true,
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bin/conformance.ts',
+        '--orders-url',
+        server.ordersUrl,
+        '--quotes-url',
+        server.quotesUrl,
+        '--control-url',
+        server.controlUrl,
+        '--profile',
+        'full',
+        '--max-rps',
+        '0',
+        '--report-dir',
+        dir,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...clean, ORDERS_API_KEY: tenant.apiKey },
+        detached: true,
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.stdout.resume();

@@ -71,7 +71,26 @@ describe('invalid values cover the constraint kinds', () => {
         if (!(e instanceof UnsupportedSchemaError)) throw e;
       }
     }
-    for (const k of ['type', 'enum', 'const', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'items', 'required', 'additionalProperties', 'maxProperties', 'not']) {
+    for (const k of [
+      'type',
+      'enum',
+      'const',
+      'pattern',
+      'minimum',
+      'maximum',
+      'exclusiveMinimum',
+      'multipleOf',
+      'minLength',
+      'maxLength',
+      'minItems',
+      'maxItems',
+      'uniqueItems',
+      'items',
+      'required',
+      'additionalProperties',
+      'maxProperties',
+      'not',
+    ]) {
       expect(seen, k).toContain(k);
     }
   });
@@ -116,9 +135,15 @@ describe('invalid values cover the constraint kinds', () => {
   test('matchesSchema agrees with the generated validator on valid and invalid values', () => {
     const validate = g.api.validator('fixture_schema_CreateOrderRequest');
     fc.assert(
-      fc.property(fc.oneof(validValue(ref('CreateOrderRequest'), { root }), invalidValue(ref('CreateOrderRequest'), { root }).map((x) => x.value)), (v) => {
-        expect(matchesSchema(v, ref('CreateOrderRequest'), root)).toBe(validate?.(v));
-      }),
+      fc.property(
+        fc.oneof(
+          validValue(ref('CreateOrderRequest'), { root }),
+          invalidValue(ref('CreateOrderRequest'), { root }).map((x) => x.value),
+        ),
+        (v) => {
+          expect(matchesSchema(v, ref('CreateOrderRequest'), root)).toBe(validate?.(v));
+        },
+      ),
       FC,
     );
   });
@@ -147,7 +172,10 @@ describe('request arbitraries', () => {
   });
 
   test('assumed targets are listed', () => {
-    expect(requestArbitraries('fixture', 'createOrder', { index: g.api.index }).assumed).toEqual(['header:Idempotency-Key', 'body:/config']);
+    expect(requestArbitraries('fixture', 'createOrder', { index: g.api.index }).assumed).toEqual([
+      'header:Idempotency-Key',
+      'body:/config',
+    ]);
   });
 
   test('an unknown operation throws', () => {

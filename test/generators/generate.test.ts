@@ -44,7 +44,9 @@ describe('generated files', () => {
     );
     for (const f of g.result.files) {
       const text = readFileSync(join(g.outDir, f), 'utf8');
-      const head = f.endsWith('.json') ? (JSON.parse(text) as { '//': string[] })['//'].join('\n') : text.split('\n').slice(0, 3).join('\n');
+      const head = f.endsWith('.json')
+        ? (JSON.parse(text) as { '//': string[] })['//'].join('\n')
+        : text.split('\n').slice(0, 3).join('\n');
       expect(head, f).toContain('generated — do not edit');
       expect(head, f).toContain('test/generators/fixture.openapi.yaml');
       expect(head, f).toContain(hash);
@@ -81,7 +83,12 @@ describe('generated files', () => {
     const s = g.api.index.schemas.services['fixture'];
     expect(s?.components.schemas['Order']).toBeDefined();
     expect(Object.keys(s?.operations['createOrder']?.requestBody ?? {})).toEqual(['application/json', 'application/vnd.msgpack']);
-    expect(Object.keys(s?.operations['listOrders']?.parameters ?? {})).toEqual(['query:limit', 'query:cursor', 'query:status', 'header:x-api-key']);
+    expect(Object.keys(s?.operations['listOrders']?.parameters ?? {})).toEqual([
+      'query:limit',
+      'query:cursor',
+      'query:status',
+      'header:x-api-key',
+    ]);
   });
 });
 

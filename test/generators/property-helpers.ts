@@ -2,7 +2,14 @@
 // validator, invalid values fail it with the violation they announce.
 import * as fc from 'fast-check';
 import { expect } from 'vitest';
-import { UnsupportedSchemaError, invalidValue, readParameter, requestArbitraries, validValue, type RequestSample } from '../../generators/arbitraries.ts';
+import {
+  UnsupportedSchemaError,
+  invalidValue,
+  readParameter,
+  requestArbitraries,
+  validValue,
+  type RequestSample,
+} from '../../generators/arbitraries.ts';
 import type { JsonSchema } from '../../generators/model.ts';
 import type { GeneratedApi } from '../../generators/runtime.ts';
 import { FC } from './helpers.ts';
@@ -23,7 +30,8 @@ export function schemaCases(api: GeneratedApi, service: string): SchemaCase[] {
     validator,
   }));
   for (const op of api.listOperations(service)) {
-    for (const p of op.parameters) cases.push({ label: `${op.operationId} ${p.in} parameter ${p.name}`, schema: p.schema, validator: p.validator });
+    for (const p of op.parameters)
+      cases.push({ label: `${op.operationId} ${p.in} parameter ${p.name}`, schema: p.schema, validator: p.validator });
     for (const [mt, b] of Object.entries(op.requestBody?.mediaTypes ?? {})) {
       cases.push({ label: `${op.operationId} request body ${mt}`, schema: b.schema, validator: b.validator });
     }
@@ -71,7 +79,10 @@ export function assertInvalidValuesFail(api: GeneratedApi, service: string, c: S
           e.instancePath === violation.path &&
           (violation.property === undefined || e.keyword !== 'required' || e.params['missingProperty'] === violation.property),
       );
-      expect(reported, `${violation.keyword} at '${violation.path}' not among ${JSON.stringify(errors.map((e) => [e.keyword, e.instancePath]))}`).toBe(true);
+      expect(
+        reported,
+        `${violation.keyword} at '${violation.path}' not among ${JSON.stringify(errors.map((e) => [e.keyword, e.instancePath]))}`,
+      ).toBe(true);
     }),
     { ...FC, numRuns: runs },
   );
@@ -91,7 +102,8 @@ function brokenTargets(api: GeneratedApi, service: string, operationId: string, 
       if (p.required) broken.push(`${p.in}:${p.name}`);
       continue;
     }
-    if (p.in === 'header' && !/^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/.test(String(raw))) broken.push(`${p.in}:${p.name} (not sendable)`);
+    if (p.in === 'header' && !/^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/.test(String(raw)))
+      broken.push(`${p.in}:${p.name} (not sendable)`);
     if (!api.validator(p.validator)?.(readParameter(raw, p.schema, { root }))) broken.push(`${p.in}:${p.name}`);
   }
   const rb = op.requestBody;

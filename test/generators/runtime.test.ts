@@ -50,7 +50,12 @@ describe('operations index', () => {
   });
 
   test('listOperations lists every operation of a service', () => {
-    expect(g.api.listOperations('fixture').map((o) => o.operationId).sort()).toEqual(
+    expect(
+      g.api
+        .listOperations('fixture')
+        .map((o) => o.operationId)
+        .sort(),
+    ).toEqual(
       ['cancelOrder', 'createOrder', 'getFill', 'getHealth', 'getInfo', 'getOrder', 'getOrderSummary', 'listOrders', 'putTree'].sort(),
     );
     expect(g.api.listOperations('orders')).toEqual([]);
@@ -116,7 +121,10 @@ describe('validateResponse', () => {
       documentedMediaType: false,
       errors: [],
     });
-    expect(g.api.validateResponse('fixture', 'getOrder', 200, 'text/html', '<p>')).toMatchObject({ documentedStatus: true, documentedMediaType: false });
+    expect(g.api.validateResponse('fixture', 'getOrder', 200, 'text/html', '<p>')).toMatchObject({
+      documentedStatus: true,
+      documentedMediaType: false,
+    });
     expect(g.api.validateResponse('fixture', 'getOrder', 200, undefined, ORDER_OK).documentedMediaType).toBe(false);
   });
 
@@ -151,7 +159,12 @@ describe('rule attribution via ruleMap', () => {
       ]),
     );
     const tree = g.api.getOperation('fixture', 'putTree').ruleMap['fixture_putTree_200_application_json'];
-    expect(tree).toEqual(expect.arrayContaining([{ pointer: '/label', rule: 'FX-TREE-002' }, { pointer: '/children/*/label', rule: 'FX-TREE-002' }]));
+    expect(tree).toEqual(
+      expect.arrayContaining([
+        { pointer: '/label', rule: 'FX-TREE-002' },
+        { pointer: '/children/*/label', rule: 'FX-TREE-002' },
+      ]),
+    );
   });
 
   test('an error at a nested annotated property gets that rule; an unannotated one gets the operation rule', () => {
@@ -167,7 +180,9 @@ describe('rule attribution via ruleMap', () => {
   test('a missing required property is attributed to that property rule', () => {
     const { numQuotes: _n, ...body } = INFO_OK;
     const r = g.api.validateResponse('fixture', 'getInfo', 200, 'application/json', body);
-    expect(r.errors.map((e) => [e.instancePath, e.rule, e.message])).toEqual([['', 'FX-INFO-003', "must have required property 'numQuotes'"]]);
+    expect(r.errors.map((e) => [e.instancePath, e.rule, e.message])).toEqual([
+      ['', 'FX-INFO-003', "must have required property 'numQuotes'"],
+    ]);
   });
 
   test('a response-level x-rule covers everything under it not covered by a nearer one', () => {

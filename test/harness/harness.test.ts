@@ -19,7 +19,11 @@ import { parseCli, UsageError } from '../../bin/conformance.ts';
 describe('redaction and reproductions', () => {
   test('a registered secret never appears in a curl reproduction; a shell variable stands in for it', () => {
     registerSecret('sk-live-abcdef123456', 'QUOTES_API_KEY');
-    const curl = toCurl({ method: 'GET', url: 'http://127.0.0.1:9/api/v1/info?auth=sk-live-abcdef123456', headers: { 'x-api-key': 'sk-live-abcdef123456' } });
+    const curl = toCurl({
+      method: 'GET',
+      url: 'http://127.0.0.1:9/api/v1/info?auth=sk-live-abcdef123456',
+      headers: { 'x-api-key': 'sk-live-abcdef123456' },
+    });
     expect(curl).not.toContain('sk-live-abcdef123456');
     expect(curl).toContain('"x-api-key: $QUOTES_API_KEY"');
     expect(redact('key=sk-live-abcdef123456')).toBe('key=$QUOTES_API_KEY');
@@ -30,14 +34,20 @@ describe('redaction and reproductions', () => {
     registerSecret('jwt.registered.signature0123', 'QUOTES_JWT');
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLW5ldmVyLXJlZ2lzdGVyZWQ';
     const curl = toCurl({
-      method: 'POST', url: `http://127.0.0.1:9/gateway/api/v1/quote/swap?amount=1&auth=${jwt}&key=raw-key-in-query`,
+      method: 'POST',
+      url: `http://127.0.0.1:9/gateway/api/v1/quote/swap?amount=1&auth=${jwt}&key=raw-key-in-query`,
       headers: {
-        'X-Service-Key': 'sk-unregistered-0123456789', 'x-api-key': 'qk-unregistered-0123456789', authorization: `Bearer ${jwt}`,
-        'Proxy-Authorization': 'Basic dXNlcjpwYXNz', 'X-Service-User': 'conformance-sub-1', accept: 'application/json',
+        'X-Service-Key': 'sk-unregistered-0123456789',
+        'x-api-key': 'qk-unregistered-0123456789',
+        authorization: `Bearer ${jwt}`,
+        'Proxy-Authorization': 'Basic dXNlcjpwYXNz',
+        'X-Service-User': 'conformance-sub-1',
+        accept: 'application/json',
       },
       body: '{"a":1}',
     });
-    for (const raw of ['sk-unregistered', 'qk-unregistered', jwt, jwt.split('.')[2]!, 'raw-key-in-query', 'dXNlcjpwYXNz']) expect(curl).not.toContain(raw);
+    for (const raw of ['sk-unregistered', 'qk-unregistered', jwt, jwt.split('.')[2]!, 'raw-key-in-query', 'dXNlcjpwYXNz'])
+      expect(curl).not.toContain(raw);
     expect(curl).toContain('"X-Service-Key: $UNREGISTERED_SECRET"');
     expect(curl).toContain('"x-api-key: $UNREGISTERED_SECRET"');
     expect(curl).toContain('"authorization: Bearer $UNREGISTERED_SECRET"');
@@ -46,22 +56,34 @@ describe('redaction and reproductions', () => {
     expect(curl).toContain(`'X-Service-User: conformance-sub-1'`);
     expect(curl).toMatch(/# \$UNREGISTERED_SECRET: a credential this run did not register/);
     // Registered: the reproduction runs once the variable is exported; an empty credential carries nothing.
-    const known = toCurl({ method: 'GET', url: 'http://127.0.0.1:9/api/v1/info?auth=jwt.registered.signature0123',
-      headers: { authorization: 'Bearer jwt.registered.signature0123', 'x-api-key': '' } });
+    const known = toCurl({
+      method: 'GET',
+      url: 'http://127.0.0.1:9/api/v1/info?auth=jwt.registered.signature0123',
+      headers: { authorization: 'Bearer jwt.registered.signature0123', 'x-api-key': '' },
+    });
     expect(known).toContain('"authorization: Bearer $QUOTES_JWT"');
     expect(known).toContain('?auth=$QUOTES_JWT');
     expect(known).toContain(`'x-api-key: '`);
     expect(known).not.toContain('UNREGISTERED');
     // The run's JWT with one character altered is no more printable than the JWT itself.
-    expect(toCurl({ method: 'GET', url: 'http://127.0.0.1:9/x', headers: { authorization: 'Bearer jwt.registered.Aignature0123' } })).not.toContain('ignature0123');
+    expect(
+      toCurl({ method: 'GET', url: 'http://127.0.0.1:9/x', headers: { authorization: 'Bearer jwt.registered.Aignature0123' } }),
+    ).not.toContain('ignature0123');
     // The exchange line of a failure report shows its URL through the same redaction.
-    const f = new ConformanceFailure('Q-INFO-003', { documented: 'x', exchange: {
-      service: 'quotes', request: { method: 'GET', url: `http://127.0.0.1:9/gateway/api/v1/info?auth=${jwt}`, headers: {} },
-      response: { status: 401, headers: {}, body: undefined, raw: Buffer.alloc(0) }, durationMs: 1, attempts: 1,
-    } });
+    const f = new ConformanceFailure('Q-INFO-003', {
+      documented: 'x',
+      exchange: {
+        service: 'quotes',
+        request: { method: 'GET', url: `http://127.0.0.1:9/gateway/api/v1/info?auth=${jwt}`, headers: {} },
+        response: { status: 401, headers: {}, body: undefined, raw: Buffer.alloc(0) },
+        durationMs: 1,
+        attempts: 1,
+      },
+    });
     expect(formatFailure(f, 'a-check')).not.toContain(jwt.split('.')[2]!);
     // Prose about the parameter is not a credential.
-    for (const prose of ['sent as Bearer or ?auth=, without x-api-key', 'the query parameter ?auth=<JWT>.', '`?auth=`']) expect(redact(prose)).toBe(prose);
+    for (const prose of ['sent as Bearer or ?auth=, without x-api-key', 'the query parameter ?auth=<JWT>.', '`?auth=`'])
+      expect(redact(prose)).toBe(prose);
     clearSecrets();
   });
 
@@ -80,21 +102,38 @@ describe('redaction and reproductions', () => {
 
       // A check that mints a tenant and fails on an exchange sent with its key: the reproduction names the placeholder.
       const env: TargetEnv = {
-        ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl, capabilities: ['tenants', 'quote-keys'],
-        credentials: {}, profile: 'full', seed: 1, numRuns: 5, strict: false, timeoutMs: 5000, maxRps: 0, expectedProviders: 2,
+        ordersUrl: server.ordersUrl,
+        quotesUrl: server.quotesUrl,
+        controlUrl: server.controlUrl,
+        capabilities: ['tenants', 'quote-keys'],
+        credentials: {},
+        profile: 'full',
+        seed: 1,
+        numRuns: 5,
+        strict: false,
+        timeoutMs: 5000,
+        maxRps: 0,
+        expectedProviders: 2,
       };
       const minted: string[] = [];
-      const result = await runCheck(defineCheck({
-        name: 'a-minting-check', service: 'orders', rules: ['OA-AUTH-010'], profile: 'full', needs: ['tenants'],
-        async run(t: CheckContext) {
-          const { apiKey } = await t.control.createTenant();
-          const { jwt: token } = await t.control.createQuoteJwt();
-          minted.push(apiKey, token);
-          t.note(`minted ${apiKey}`);
-          const ex = await t.orders.request({ path: '/health', headers: { 'X-Service-Key': apiKey }, validate: false });
-          t.expect('OA-AUTH-010', false, { documented: 'x', received: { apiKey, token }, exchange: ex });
-        },
-      }), env);
+      const result = await runCheck(
+        defineCheck({
+          name: 'a-minting-check',
+          service: 'orders',
+          rules: ['OA-AUTH-010'],
+          profile: 'full',
+          needs: ['tenants'],
+          async run(t: CheckContext) {
+            const { apiKey } = await t.control.createTenant();
+            const { jwt: token } = await t.control.createQuoteJwt();
+            minted.push(apiKey, token);
+            t.note(`minted ${apiKey}`);
+            const ex = await t.orders.request({ path: '/health', headers: { 'X-Service-Key': apiKey }, validate: false });
+            t.expect('OA-AUTH-010', false, { documented: 'x', received: { apiKey, token }, exchange: ex });
+          },
+        }),
+        env,
+      );
       expect(result.verdict).toBe('fail');
       const text = JSON.stringify(result);
       for (const secret of minted) expect(text).not.toContain(secret);
@@ -108,7 +147,11 @@ describe('redaction and reproductions', () => {
   });
 
   test('a failure names the rule, what was documented, what was received, and ends with curl and seed', () => {
-    const f = new ConformanceFailure('Q-INFO-003', { documented: 'numQuotes 1..10', received: { min: 1, max: 20 } }, { seed: 42, path: '3:1' });
+    const f = new ConformanceFailure(
+      'Q-INFO-003',
+      { documented: 'numQuotes 1..10', received: { min: 1, max: 20 } },
+      { seed: 42, path: '3:1' },
+    );
     const text = formatFailure(f, 'info-publishes-numquotes', 'numQuotes range');
     expect(text).toMatch(/FAIL Q-INFO-003/);
     expect(text).toMatch(/documented: numQuotes 1..10/);
@@ -152,8 +195,15 @@ describe('ServiceClient against a local server', () => {
 
   const client = (timeoutMs = 2000, service: 'orders' | 'control' = 'control') => {
     const recorded: string[] = [];
-    const c = new ServiceClient({ service, baseUrl: url, timeoutMs, defaultHeaders: {}, record: (e) => recorded.push(`${e.response.status}`),
-      violation: () => {}, sleep: async () => {} });
+    const c = new ServiceClient({
+      service,
+      baseUrl: url,
+      timeoutMs,
+      defaultHeaders: {},
+      record: (e) => recorded.push(`${e.response.status}`),
+      violation: () => {},
+      sleep: async () => {},
+    });
     return { c, recorded };
   };
 
@@ -177,8 +227,12 @@ describe('ServiceClient against a local server', () => {
 
 describe('decoding', () => {
   test('MessagePack values normalise to their JSON twins', () => {
-    expect(normalizeMsgpack({ d: new Uint8Array([1, 2, 3]), big: 2n ** 60n, small: 5n, list: [new Uint8Array([255])] }))
-      .toEqual({ d: 'AQID', big: '1152921504606846976', small: 5, list: ['/w=='] });
+    expect(normalizeMsgpack({ d: new Uint8Array([1, 2, 3]), big: 2n ** 60n, small: 5n, list: [new Uint8Array([255])] })).toEqual({
+      d: 'AQID',
+      big: '1152921504606846976',
+      small: 5,
+      list: ['/w=='],
+    });
   });
   test('images: PNG sizes come from a real decode; other formats from their headers', () => {
     const png = new PNG({ width: 48, height: 32 });
@@ -186,7 +240,10 @@ describe('decoding', () => {
     const parsed = parseDataUri(uri)!;
     expect(parsed.mediaType).toBe('image/png');
     expect(decodeImage(parsed.bytes)).toEqual({ ok: true, image: { format: 'png', width: 48, height: 32 } });
-    expect(decodeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"></svg>'))).toEqual({ ok: true, image: { format: 'svg', width: 48, height: 48 } });
+    expect(decodeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"></svg>'))).toEqual({
+      ok: true,
+      image: { format: 'svg', width: 48, height: 48 },
+    });
     const gif = Buffer.from('474946383961300030000000', 'hex');
     expect(decodeImage(gif)).toEqual({ ok: true, image: { format: 'gif', width: 48, height: 48 } });
     expect(decodeImage(Buffer.from('\x89PNG\r\n\x1a\nbroken', 'latin1')).ok).toBe(false);
@@ -196,44 +253,123 @@ describe('decoding', () => {
 
 describe('runner verdicts', () => {
   const env: TargetEnv = {
-    ordersUrl: 'http://127.0.0.1:9', quotesUrl: 'http://127.0.0.1:9', capabilities: [], credentials: {}, profile: 'readonly',
-    seed: 1, numRuns: 5, strict: false, timeoutMs: 1000, maxRps: 0, expectedProviders: 2,
+    ordersUrl: 'http://127.0.0.1:9',
+    quotesUrl: 'http://127.0.0.1:9',
+    capabilities: [],
+    credentials: {},
+    profile: 'readonly',
+    seed: 1,
+    numRuns: 5,
+    strict: false,
+    timeoutMs: 1000,
+    maxRps: 0,
+    expectedProviders: 2,
   };
   const check = (run: Parameters<typeof defineCheck>[0]['run'], extra: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
     defineCheck({ name: 'a-check', service: 'quotes', rules: ['Q-INFO-003', 'Q-PROV-005'], profile: 'smoke', run, ...extra });
 
   test('pass, gating fail, non-gating info fail, skipped, unsupported, profile, setup-failed', async () => {
-    expect((await runCheck(check(async () => {}), env)).verdict).toBe('pass');
-    const fail = await runCheck(check(async (t) => t.expect('Q-INFO-003', false, { documented: 'x' })), env);
+    expect(
+      (
+        await runCheck(
+          check(async () => {}),
+          env,
+        )
+      ).verdict,
+    ).toBe('pass');
+    const fail = await runCheck(
+      check(async (t) => t.expect('Q-INFO-003', false, { documented: 'x' })),
+      env,
+    );
     expect([fail.verdict, fail.rule, fail.gating]).toEqual(['fail', 'Q-INFO-003', true]);
-    const info = await runCheck(check(async (t) => t.expect('Q-PROV-005', false, { documented: 'x' })), env);
+    const info = await runCheck(
+      check(async (t) => t.expect('Q-PROV-005', false, { documented: 'x' })),
+      env,
+    );
     expect([info.verdict, info.level, info.gating]).toEqual(['fail', 'info', false]);
-    expect((await runCheck(check(async (t) => t.skip('because')), env)).message).toBe('because');
-    expect((await runCheck(check(async () => {}, { needs: ['clock'] }), env)).verdict).toBe('unsupported');
-    expect((await runCheck(check(async () => {}, { profile: 'full' }), env)).verdict).toBe('skipped');
-    expect((await runCheck(check(async () => { throw new TypeError('oops'); }), env)).verdict).toBe('setup-failed');
+    expect(
+      (
+        await runCheck(
+          check(async (t) => t.skip('because')),
+          env,
+        )
+      ).message,
+    ).toBe('because');
+    expect(
+      (
+        await runCheck(
+          check(async () => {}, { needs: ['clock'] }),
+          env,
+        )
+      ).verdict,
+    ).toBe('unsupported');
+    expect(
+      (
+        await runCheck(
+          check(async () => {}, { profile: 'full' }),
+          env,
+        )
+      ).verdict,
+    ).toBe('skipped');
+    expect(
+      (
+        await runCheck(
+          check(async () => {
+            throw new TypeError('oops');
+          }),
+          env,
+        )
+      ).verdict,
+    ).toBe('setup-failed');
   });
 
   test('a property failure carries the seed and the shrunk counterexample', async () => {
     const fc = (await import('fast-check')).default;
-    const r = await runCheck(check(async (t: CheckContext) => t.property('Q-INFO-003', fc.integer({ min: 0, max: 100 }), async (n) => {
-      t.expect('Q-INFO-003', n < 50, { documented: 'n < 50', received: n });
-    })), env);
+    const r = await runCheck(
+      check(async (t: CheckContext) =>
+        t.property('Q-INFO-003', fc.integer({ min: 0, max: 100 }), async (n) => {
+          t.expect('Q-INFO-003', n < 50, { documented: 'n < 50', received: n });
+        }),
+      ),
+      env,
+    );
     expect(r.verdict).toBe('fail');
     expect(r.message).toMatch(/counterexample: 50/);
     expect(r.message).toMatch(/seed:\s+1/);
   });
 
   test('asserting a rule the check does not cite is a suite error', async () => {
-    expect((await runCheck(check(async (t) => t.expect('Q-INFO-002', true, { documented: 'x' })), env)).verdict).toBe('setup-failed');
+    expect(
+      (
+        await runCheck(
+          check(async (t) => t.expect('Q-INFO-002', true, { documented: 'x' })),
+          env,
+        )
+      ).verdict,
+    ).toBe('setup-failed');
   });
 
   test('the matrix aggregates per rule and renders a readable page', async () => {
-    const results = [await runCheck(check(async (t) => t.expect('Q-INFO-003', false, { documented: 'x' })), env)];
-    const m = buildMatrix(results, [check(async () => {})], {
-      startedAt: 'a', finishedAt: 'b', profile: 'readonly', seed: 1, strict: false, specHashes: {},
-      target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
-    }, '0');
+    const results = [
+      await runCheck(
+        check(async (t) => t.expect('Q-INFO-003', false, { documented: 'x' })),
+        env,
+      ),
+    ];
+    const m = buildMatrix(
+      results,
+      [check(async () => {})],
+      {
+        startedAt: 'a',
+        finishedAt: 'b',
+        profile: 'readonly',
+        seed: 1,
+        strict: false,
+        specHashes: {},
+        target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
+      },
+      '0',
+    );
     expect(m.summary.verdict).toBe('fail');
     expect(m.rules.find((r) => r.id === 'Q-INFO-003')?.verdict).toBe('fail');
     expect(m.rules.find((r) => r.id === 'Q-PROV-005')?.verdict).toBe('not-run');
@@ -247,28 +383,49 @@ describe('runner verdicts', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const target = { ...env, quotesUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
     try {
-      const sweeping = check(async (t) => sweep(t, async (s) => {
-        for (let i = 0; i < 5; i++) {
-          const ex = await s.send(t, t.quotes, 'Q-INFO-003', i < 3 ? 'getInfo' : 'getVenues', { path: '/x', query: { i } });
-          await s.attempt(() => t.expect('Q-INFO-003', i !== 1, { documented: 'a 4xx', received: ex.response.status }));
-        }
-      }));
+      const sweeping = check(async (t) =>
+        sweep(t, async (s) => {
+          for (let i = 0; i < 5; i++) {
+            const ex = await s.send(t, t.quotes, 'Q-INFO-003', i < 3 ? 'getInfo' : 'getVenues', { path: '/x', query: { i } });
+            await s.attempt(() => t.expect('Q-INFO-003', i !== 1, { documented: 'a 4xx', received: ex.response.status }));
+          }
+        }),
+      );
       const r = await runCheck(sweeping, target);
       expect([r.verdict, r.rule, r.requests]).toEqual(['fail', 'Q-INFO-003', 5]);
       expect(r.tally).toEqual({ getInfo: 3, getVenues: 2 });
       expect(r.notes.join('\n')).toMatch(/5 bad inputs tried, 1 answered wrongly/);
-      const broken = await runCheck(check(async (t) => sweep(t, async (s) => {
-        await s.send(t, t.quotes, 'Q-INFO-003', 'getInfo', { path: '/x' });
-        throw new TypeError('suite bug');
-      })), target);
+      const broken = await runCheck(
+        check(async (t) =>
+          sweep(t, async (s) => {
+            await s.send(t, t.quotes, 'Q-INFO-003', 'getInfo', { path: '/x' });
+            throw new TypeError('suite bug');
+          }),
+        ),
+        target,
+      );
       expect([broken.verdict, broken.tally]).toEqual(['setup-failed', { getInfo: 1 }]);
-      const m = buildMatrix([r], [sweeping], {
-        startedAt: 'a', finishedAt: 'b', profile: 'readonly', seed: 1, strict: false, specHashes: {},
-        target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
-      }, '0');
+      const m = buildMatrix(
+        [r],
+        [sweeping],
+        {
+          startedAt: 'a',
+          finishedAt: 'b',
+          profile: 'readonly',
+          seed: 1,
+          strict: false,
+          specHashes: {},
+          target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
+        },
+        '0',
+      );
       expect(m.checks[0]?.tally).toEqual({ getInfo: 3, getVenues: 2 });
-      expect(renderMarkdown(m)).toMatch(/## Bad inputs tried per operation\n\n\| Check \| Verdict \| Total \| Per operation \|\n[^\n]*\n\| a-check \| fail \| 5 \| getInfo 3, getVenues 2 \|/);
-      expect(renderHtml(m)).toMatch(/<h2>Bad inputs tried per operation<\/h2><table>.*<td>a-check<\/td>.*<td>5<\/td><td>getInfo 3, getVenues 2<\/td>/);
+      expect(renderMarkdown(m)).toMatch(
+        /## Bad inputs tried per operation\n\n\| Check \| Verdict \| Total \| Per operation \|\n[^\n]*\n\| a-check \| fail \| 5 \| getInfo 3, getVenues 2 \|/,
+      );
+      expect(renderHtml(m)).toMatch(
+        /<h2>Bad inputs tried per operation<\/h2><table>.*<td>a-check<\/td>.*<td>5<\/td><td>getInfo 3, getVenues 2<\/td>/,
+      );
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
@@ -289,15 +446,25 @@ describe('CLI options', () => {
     const given = parse(['--max-body-bytes', '1048576', '--max-retry-after', '90', '--max-retry-wait', '600', '--max-duration', '0']);
     expect(given.config.bounds).toEqual({ maxBodyBytes: 1_048_576, maxRetryAfterMs: 90_000, maxRetryWaitMs: 600_000 });
     expect(given.maxDurationS).toBe(0);
-    const env = parse([], { CONFORMANCE_MAX_BODY_BYTES: '4096', CONFORMANCE_MAX_RETRY_AFTER: '60', CONFORMANCE_MAX_RETRY_WAIT: '0', CONFORMANCE_MAX_DURATION: '3600' });
+    const env = parse([], {
+      CONFORMANCE_MAX_BODY_BYTES: '4096',
+      CONFORMANCE_MAX_RETRY_AFTER: '60',
+      CONFORMANCE_MAX_RETRY_WAIT: '0',
+      CONFORMANCE_MAX_DURATION: '3600',
+    });
     expect(env.config.bounds).toEqual({ maxBodyBytes: 4096, maxRetryAfterMs: 60_000, maxRetryWaitMs: 0 });
     expect(env.maxDurationS).toBe(3600);
     expect(() => parse(['--max-body-bytes', '0'])).toThrow(/--max-body-bytes must be an integer >= 1/);
     expect(() => parse(['--max-duration', '1h'])).toThrow(/--max-duration/);
   });
   test.each([
-    [['--profile', 'nope']], [['--orders-url', 'http://a']], [['--orders-url', 'ftp://a', '--quotes-url', 'http://b']],
-    [['--seed', '-1']], [['--shard', '3/2']], [['--bogus']], [['--orders-url', 'http://a', '--quotes-url', 'http://b', '--mutant', 'x']],
+    [['--profile', 'nope']],
+    [['--orders-url', 'http://a']],
+    [['--orders-url', 'ftp://a', '--quotes-url', 'http://b']],
+    [['--seed', '-1']],
+    [['--shard', '3/2']],
+    [['--bogus']],
+    [['--orders-url', 'http://a', '--quotes-url', 'http://b', '--mutant', 'x']],
   ])('bad usage %j is a UsageError', (args) => {
     expect(() => parse(args)).toThrow(UsageError);
   });
@@ -307,8 +474,11 @@ describe('exact JSON and encoding equality', async () => {
   const { parseJsonExact } = await import('../../suites/harness/json-exact.ts');
   const { deepEqual } = await import('../../suites/shared/values.ts');
   test('integers above 2^53 arrive as exact digit strings; the rest parses as JSON.parse does', () => {
-    expect(parseJsonExact('{"a":18446744073709551615,"b":[-9007199254740993,1.5e3,42],"s":"12345678901234567890"}'))
-      .toEqual({ a: '18446744073709551615', b: ['-9007199254740993', 1500, 42], s: '12345678901234567890' });
+    expect(parseJsonExact('{"a":18446744073709551615,"b":[-9007199254740993,1.5e3,42],"s":"12345678901234567890"}')).toEqual({
+      a: '18446744073709551615',
+      b: ['-9007199254740993', 1500, 42],
+      s: '12345678901234567890',
+    });
     expect(parseJsonExact('{"q":"a \\" 99999999999999999999"}')).toEqual({ q: 'a " 99999999999999999999' });
   });
   test('a u64 as a number equals its digit string; other values do not mix', () => {
@@ -324,13 +494,25 @@ describe('request budget', async () => {
   test('at most maxRps slots per second, in order; 0 means no budget', async () => {
     let clock = 0;
     const waits: number[] = [];
-    const pacer = new Pacer(4, () => clock, async (ms) => { waits.push(ms); });
+    const pacer = new Pacer(
+      4,
+      () => clock,
+      async (ms) => {
+        waits.push(ms);
+      },
+    );
     for (let i = 0; i < 5; i++) await pacer.slot();
     expect(waits).toEqual([250, 500, 750, 1000]);
     clock = 5000;
     await pacer.slot();
     expect(waits).toHaveLength(4);
-    const none = new Pacer(0, () => 0, async () => { throw new Error('no wait expected'); });
+    const none = new Pacer(
+      0,
+      () => 0,
+      async () => {
+        throw new Error('no wait expected');
+      },
+    );
     await none.slot();
   });
 });

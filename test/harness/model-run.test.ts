@@ -27,8 +27,12 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-interface Model { sum: number }
-interface Real { t: CheckContext }
+interface Model {
+  sum: number;
+}
+interface Real {
+  t: CheckContext;
+}
 
 class Add implements fc.AsyncCommand<Model, Real> {
   constructor(readonly n: number) {}
@@ -37,7 +41,11 @@ class Add implements fc.AsyncCommand<Model, Real> {
     await r.t.orders.request({ method: 'POST', path: '/add', query: { n: String(this.n) }, validate: false, retry: false });
     m.sum += this.n;
     const read = await r.t.orders.request({ path: '/count', validate: false, retry: false });
-    r.t.expect('Q-INFO-003', (read.response.body as { count: number }).count === m.sum, { documented: 'the count is the sum of the adds', received: read.response.body, exchange: read });
+    r.t.expect('Q-INFO-003', (read.response.body as { count: number }).count === m.sum, {
+      documented: 'the count is the sum of the adds',
+      received: read.response.body,
+      exchange: read,
+    });
   }
   toString = () => `add ${this.n}`;
 }
@@ -49,25 +57,45 @@ class AddJudgedBySchema extends Add {
     m.sum += this.n;
     const read = await r.t.orders.request({ path: '/count', validate: false, retry: false });
     if ((read.response.body as { count: number }).count !== m.sum) {
-      r.t.violations.push({ rule: 'Q-INFO-002', detail: { documented: 'the count is the sum of the adds', received: read.response.body, exchange: read } });
+      r.t.violations.push({
+        rule: 'Q-INFO-002',
+        detail: { documented: 'the count is the sum of the adds', received: read.response.body, exchange: read },
+      });
     }
   }
 }
 
 const env = (): TargetEnv => ({
-  ordersUrl: url, quotesUrl: url, capabilities: [], credentials: {}, profile: 'full',
-  seed: 7, numRuns: 20, strict: false, timeoutMs: 2000, maxRps: 0, expectedProviders: 2,
+  ordersUrl: url,
+  quotesUrl: url,
+  capabilities: [],
+  credentials: {},
+  profile: 'full',
+  seed: 7,
+  numRuns: 20,
+  strict: false,
+  timeoutMs: 2000,
+  maxRps: 0,
+  expectedProviders: 2,
 });
 
 describe('model-based runs', () => {
   test('a spec violation recorded inside a command fails it: shrunk and reported on the violated rule', async () => {
     const check = defineCheck({
-      name: 'counter-model-judged-by-schema', service: 'quotes', rules: ['Q-INFO-003'], profile: 'smoke',
+      name: 'counter-model-judged-by-schema',
+      service: 'quotes',
+      rules: ['Q-INFO-003'],
+      profile: 'smoke',
       async run(t) {
-        await modelRun(t, fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new AddJudgedBySchema(n))], { maxCommands: 8 }), async () => {
-          count = 0;
-          return { model: { sum: 0 }, real: { t } };
-        }, 20);
+        await modelRun(
+          t,
+          fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new AddJudgedBySchema(n))], { maxCommands: 8 }),
+          async () => {
+            count = 0;
+            return { model: { sum: 0 }, real: { t } };
+          },
+          20,
+        );
       },
     });
     const r = await runCheck(check, env());
@@ -75,17 +103,27 @@ describe('model-based runs', () => {
     expect(r.message).toMatch(/seed:\s+7\s+path: \S+/);
     expect(r.message).toMatch(/counterexample: add \d,add \d/);
     expect(r.message).not.toMatch(/counterexample: (add \d,){3}/);
-    expect(r.notes.join('\n')).toMatch(/model-based sequence failing Q-INFO-002 .*its HTTP calls in order:\nPOST \/add\?n=\d -> 200\nGET \/count -> 200/);
+    expect(r.notes.join('\n')).toMatch(
+      /model-based sequence failing Q-INFO-002 .*its HTTP calls in order:\nPOST \/add\?n=\d -> 200\nGET \/count -> 200/,
+    );
   });
 
   test('a failing sequence shrinks and is reported with its rule, seed, path, commands and HTTP calls', async () => {
     const check = defineCheck({
-      name: 'counter-model', service: 'quotes', rules: ['Q-INFO-003'], profile: 'smoke',
+      name: 'counter-model',
+      service: 'quotes',
+      rules: ['Q-INFO-003'],
+      profile: 'smoke',
       async run(t) {
-        await modelRun(t, fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new Add(n))], { maxCommands: 8 }), async () => {
-          count = 0;
-          return { model: { sum: 0 }, real: { t } };
-        }, 20);
+        await modelRun(
+          t,
+          fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new Add(n))], { maxCommands: 8 }),
+          async () => {
+            count = 0;
+            return { model: { sum: 0 }, real: { t } };
+          },
+          20,
+        );
       },
     });
     const r = await runCheck(check, env());

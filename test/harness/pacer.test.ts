@@ -110,7 +110,7 @@ describe('concurrency cap (--max-concurrency)', () => {
 });
 
 describe('retry-after on a 429 is obeyed', () => {
-  test('delay-seconds and HTTP-date, whatever their length (the run\'s bounds decide the wait); absent or malformed: none', () => {
+  test("delay-seconds and HTTP-date, whatever their length (the run's bounds decide the wait); absent or malformed: none", () => {
     expect(retryAfterMs('2')).toBe(2000);
     expect(retryAfterMs(' 0 ')).toBe(0);
     expect(retryAfterMs('30')).toBe(30_000);
@@ -126,13 +126,16 @@ describe('retry-after on a 429 is obeyed', () => {
     expect(retryAfterMs('Thu, 01 Jan 2026 00:00:41 GMT', now)).toBe(41_000);
   });
 
-  test('the document\'s 60-second window is waited out: up to --max-retry-after (default 65 s), not beyond', () => {
+  test("the document's 60-second window is waited out: up to --max-retry-after (default 65 s), not beyond", () => {
     let clock = 0;
     const budget = (over: Partial<typeof DEFAULT_BOUNDS> = {}) => new RetryAfterBudget({ ...DEFAULT_BOUNDS, ...over }, () => clock);
     expect(DEFAULT_BOUNDS.maxRetryAfterMs).toBeGreaterThanOrEqual(60_000);
     for (const s of [40, 41, 59, 60, 65]) expect(budget().grant(s * 1000)).toMatchObject({ granted: true });
     expect(budget().grant(66_000)).toEqual({ granted: false, reason: 'longer than --max-retry-after 65 s' });
-    expect(budget({ maxRetryAfterMs: 30_000 }).grant(41_000)).toMatchObject({ granted: false, reason: expect.stringMatching(/--max-retry-after 30 s/) });
+    expect(budget({ maxRetryAfterMs: 30_000 }).grant(41_000)).toMatchObject({
+      granted: false,
+      reason: expect.stringMatching(/--max-retry-after 30 s/),
+    });
     // Waits past the run's deadline are not granted.
     clock = 1000;
     expect(budget({ deadlineAt: 40_000 }).grant(41_000)).toMatchObject({ granted: false, reason: expect.stringMatching(/deadline/) });
@@ -148,7 +151,10 @@ describe('retry-after on a 429 is obeyed', () => {
     for (let i = 0; i < 8; i++) expect(budget.grant(60_000)).toMatchObject({ granted: true });
     expect(budget.spentMs).toBe(60_500);
     clock = 61_000;
-    expect(budget.grant(40_000)).toMatchObject({ granted: false, reason: expect.stringMatching(/already waited 60.5 s.*budget is 100 s \(--max-retry-wait\)/) });
+    expect(budget.grant(40_000)).toMatchObject({
+      granted: false,
+      reason: expect.stringMatching(/already waited 60.5 s.*budget is 100 s \(--max-retry-wait\)/),
+    });
     expect(budget.grant(39_000)).toEqual({ granted: true, extraMs: 39_000 });
     expect(budget.spentMs).toBe(99_500);
   });
@@ -184,7 +190,7 @@ describe('retry-after on a 429 is obeyed', () => {
   });
 });
 
-describe('a 429\'s retry-after holds every later request (Pacer.holdFor)', () => {
+describe("a 429's retry-after holds every later request (Pacer.holdFor)", () => {
   test('without a rate budget: slots wait until the hold has passed, then go at once', async () => {
     const time = new FakeTime();
     const pacer = new Pacer(0, time.clock, time.sleep);
@@ -192,7 +198,12 @@ describe('a 429\'s retry-after holds every later request (Pacer.holdFor)', () =>
     pacer.holdFor(2000);
     expect(pacer.heldUntilMs).toBe(2000);
     const starts: number[] = [];
-    const all = Promise.all([0, 1, 2].map(async () => { await pacer.slot(); starts.push(time.now); }));
+    const all = Promise.all(
+      [0, 1, 2].map(async () => {
+        await pacer.slot();
+        starts.push(time.now);
+      }),
+    );
     await flush();
     expect(starts).toEqual([]);
     while (await time.step());
@@ -216,7 +227,10 @@ describe('a 429\'s retry-after holds every later request (Pacer.holdFor)', () =>
     const time = new FakeTime();
     const pacer = new Pacer(2, time.clock, time.sleep); // 500 ms apart
     const starts: number[] = [];
-    const go = async () => { await pacer.slot(); starts.push(time.now); };
+    const go = async () => {
+      await pacer.slot();
+      starts.push(time.now);
+    };
     const first = [go(), go()]; // at 0 and 500
     await flush();
     pacer.holdFor(3000); // a 429 arrives at 0, while the second waits for its turn
@@ -251,13 +265,17 @@ describe('ServiceClient obeys the budget against a real server', () => {
       if (path === '/limited' && n === 1) return answer(429, { 'retry-after': '2' });
       if (path === '/window' && n === 1) {
         inFlight--;
-        return res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '41' }).end(JSON.stringify({ error: { code: 'rate_limited' } }));
+        return res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '41' })
+          .end(JSON.stringify({ error: { code: 'rate_limited' } }));
       }
       if (path === '/limited-date' && n === 1) return answer(429, { 'retry-after': new Date(Date.now() + 4000).toUTCString() });
       if (path === '/limited-long') return answer(429, { 'retry-after': '3600' });
       if (path === '/exhausted') {
         inFlight--;
-        return res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: { code: 'allowance_exhausted' } }));
+        return res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+          .end(JSON.stringify({ error: { code: 'allowance_exhausted' } }));
       }
       if (path === '/blip' && n === 1) return answer(503);
       if (path === '/down') return answer(500);
@@ -273,9 +291,18 @@ describe('ServiceClient obeys the budget against a real server', () => {
     const recorded: number[] = [];
     const said: string[] = [];
     const c = new ServiceClient({
-      service: 'quotes', baseUrl: url, timeoutMs: 5000, defaultHeaders: {}, record: (e) => recorded.push(e.response.status),
-      violation: () => {}, sleep: async (ms) => { waits.push(ms); }, retryAfter: new RetryAfterBudget(DEFAULT_BOUNDS),
-      announce: (line) => said.push(line), ...extra,
+      service: 'quotes',
+      baseUrl: url,
+      timeoutMs: 5000,
+      defaultHeaders: {},
+      record: (e) => recorded.push(e.response.status),
+      violation: () => {},
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+      retryAfter: new RetryAfterBudget(DEFAULT_BOUNDS),
+      announce: (line) => said.push(line),
+      ...extra,
     });
     return { c, waits, recorded, said };
   };
@@ -323,13 +350,15 @@ describe('ServiceClient obeys the budget against a real server', () => {
     const long = client();
     const skipped = await long.c.request({ path: '/limited-long' }).catch((e: unknown) => e);
     expect(skipped).toBeInstanceOf(Skipped);
-    expect((skipped as Skipped).reason).toBe('the quote service answered 429 retry-after: 3600; not waited out: longer than ' +
-      '--max-retry-after 65 s; the check cannot be judged (a 429 is a limit of the run, not an answer to the rule)');
+    expect((skipped as Skipped).reason).toBe(
+      'the quote service answered 429 retry-after: 3600; not waited out: longer than ' +
+        '--max-retry-after 65 s; the check cannot be judged (a 429 is a limit of the run, not an answer to the rule)',
+    );
     expect(long.waits).toEqual([]);
     expect(long.recorded).toEqual([429]);
   });
 
-  test('once the run\'s retry-after budget is spent, a 429 is not waited out: the check cannot be judged', async () => {
+  test("once the run's retry-after budget is spent, a 429 is not waited out: the check cannot be judged", async () => {
     hits.delete('/limited');
     const spent = new RetryAfterBudget({ ...DEFAULT_BOUNDS, maxRetryWaitMs: 1000 });
     const { c, waits } = client({ retryAfter: spent });
@@ -344,11 +373,18 @@ describe('ServiceClient obeys the budget against a real server', () => {
     expect(waits).toEqual([]);
   });
 
-  test('a 429 seen with retry: false is returned at once, and the run\'s next requests wait out its retry-after', async () => {
+  test("a 429 seen with retry: false is returned at once, and the run's next requests wait out its retry-after", async () => {
     hits.delete('/limited');
     let clock = 0;
     const paced: number[] = [];
-    const pacer = new Pacer(0, () => clock, async (ms) => { paced.push(ms); clock += ms; });
+    const pacer = new Pacer(
+      0,
+      () => clock,
+      async (ms) => {
+        paced.push(ms);
+        clock += ms;
+      },
+    );
     const { c, waits } = client({ pacer });
     expect((await c.request({ path: '/limited', retry: false })).response.status).toBe(429);
     expect(waits).toEqual([]);
@@ -359,10 +395,16 @@ describe('ServiceClient obeys the budget against a real server', () => {
     expect(paced).toEqual([2000]);
   });
 
-  test('the limit of another key (a check\'s own small plan, observed with retry: false) holds nobody else', async () => {
+  test("the limit of another key (a check's own small plan, observed with retry: false) holds nobody else", async () => {
     hits.delete('/window');
     let clock = 0;
-    const pacer = new Pacer(0, () => clock, async (ms) => { clock += ms; });
+    const pacer = new Pacer(
+      0,
+      () => clock,
+      async (ms) => {
+        clock += ms;
+      },
+    );
     const budget = new RetryAfterBudget(DEFAULT_BOUNDS);
     const { c, said, waits } = client({ pacer, retryAfter: budget, defaultHeaders: { 'x-api-key': 'the-run-key' } });
     expect((await c.request({ path: '/window', headers: { 'x-api-key': 'a-minted-key' }, retry: false })).response.status).toBe(429);
@@ -376,12 +418,29 @@ describe('ServiceClient obeys the budget against a real server', () => {
   test('a 429 that is retried holds the others too; one whose retry-after is too long holds nothing', async () => {
     hits.delete('/limited');
     let clock = 0;
-    const pacer = new Pacer(0, () => clock, async (ms) => { clock += ms; });
-    const { c, waits } = client({ pacer, sleep: async (ms) => { waits.push(ms); } });
+    const pacer = new Pacer(
+      0,
+      () => clock,
+      async (ms) => {
+        clock += ms;
+      },
+    );
+    const { c, waits } = client({
+      pacer,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
     expect((await c.request({ path: '/limited' })).response.status).toBe(200);
     expect(waits).toEqual([2000]);
     expect(pacer.heldUntilMs).toBe(2000);
-    const long = client({ pacer: new Pacer(0, () => 0, async () => {}) });
+    const long = client({
+      pacer: new Pacer(
+        0,
+        () => 0,
+        async () => {},
+      ),
+    });
     expect((await long.c.request({ path: '/limited-long', retry: false })).response.status).toBe(429);
     expect((long.c as unknown as { opts: ClientOptions }).opts.pacer!.heldUntilMs).toBe(0);
   });
@@ -411,10 +470,22 @@ describe('ServiceClient obeys the budget against a real server', () => {
     let wake!: () => void;
     const order: string[] = [];
     const c = new ServiceClient({
-      service: 'quotes', baseUrl: url, timeoutMs: 5000, defaultHeaders: {}, record: () => {}, violation: () => {}, limit,
-      sleep: () => new Promise<void>((resolve) => { order.push('pause'); wake = resolve; }),
+      service: 'quotes',
+      baseUrl: url,
+      timeoutMs: 5000,
+      defaultHeaders: {},
+      record: () => {},
+      violation: () => {},
+      limit,
+      sleep: () =>
+        new Promise<void>((resolve) => {
+          order.push('pause');
+          wake = resolve;
+        }),
     });
-    const limited = c.request({ path: '/limited' }).then((ex) => { order.push(`limited ${ex.response.status}`); });
+    const limited = c.request({ path: '/limited' }).then((ex) => {
+      order.push(`limited ${ex.response.status}`);
+    });
     while (!order.includes('pause')) await new Promise((r) => setTimeout(r, 5));
     expect(limit.inFlight).toBe(0);
     const other = await c.request({ path: '/other' });
@@ -441,16 +512,31 @@ describe('ServiceClient obeys the budget against a real server', () => {
     expect((await quotes.c.request({ path: '/blip', retry: false, validate: false })).response.status).toBe(503);
   });
 
-  test('a check\'s clients share the cap of its TargetEnv (maxConcurrency)', async () => {
+  test("a check's clients share the cap of its TargetEnv (maxConcurrency)", async () => {
     peak = 0;
     const env: TargetEnv = {
-      ordersUrl: url, quotesUrl: url, capabilities: [], credentials: {}, profile: 'smoke', seed: 1, numRuns: 1, strict: false,
-      timeoutMs: 5000, maxRps: 0, maxConcurrency: 2, expectedProviders: 2,
+      ordersUrl: url,
+      quotesUrl: url,
+      capabilities: [],
+      credentials: {},
+      profile: 'smoke',
+      seed: 1,
+      numRuns: 1,
+      strict: false,
+      timeoutMs: 5000,
+      maxRps: 0,
+      maxConcurrency: 2,
+      expectedProviders: 2,
     };
     const check = defineCheck({
-      name: 'many-at-once', service: 'quotes', rules: ['Q-INFO-003'], profile: 'smoke',
+      name: 'many-at-once',
+      service: 'quotes',
+      rules: ['Q-INFO-003'],
+      profile: 'smoke',
       async run(t) {
-        await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? t.quotes : t.orders).request({ path: '/hold', query: { k: i }, validate: false })));
+        await Promise.all(
+          Array.from({ length: 12 }, (_, i) => (i % 2 ? t.quotes : t.orders).request({ path: '/hold', query: { k: i }, validate: false })),
+        );
       },
     });
     expect((await runCheck(check, env)).verdict).toBe('pass');

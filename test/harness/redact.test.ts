@@ -68,7 +68,12 @@ describe('redact: a secret, whole or in pieces', () => {
   test('linear: a 1 MB report with a few secrets is redacted in one pass (a generous ceiling bounds a quadratic slip)', () => {
     const secrets = [key('oa_test_'), key('qk_'), key('', 64)];
     secrets.forEach((s, i) => registerSecret(s, `SECRET_${i}`));
-    const row = JSON.stringify({ id: 'order-1', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: '1000', note: 'a'.repeat(40) });
+    const row = JSON.stringify({
+      id: 'order-1',
+      mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      amount: '1000',
+      note: 'a'.repeat(40),
+    });
     const text = `${row.repeat(Math.ceil(1_000_000 / row.length))}${secrets[0]!.slice(2, 30)} ${secrets[2]}`;
     const started = performance.now();
     const shown = redact(text);
@@ -92,11 +97,13 @@ describe('redact: a secret, whole or in pieces', () => {
   });
 });
 
-describe('escapeControls: the target\'s text is shown, never obeyed', () => {
+describe("escapeControls: the target's text is shown, never obeyed", () => {
   test('escape sequences, CR, BEL, C1 and bidi controls are written out; tab, newline and ordinary Unicode stay', () => {
-    const hostile = '\x1b[2J\x1b[H\x1b[32mConformance PASS\x1b[0m\x1b]0;title\x07\x1b]52;c;Y3VybA==\x07\rover\u202eSSAP\u202c\u009b2J\u2066x\u2069\x00\x7f\ufeff';
+    const hostile =
+      '\x1b[2J\x1b[H\x1b[32mConformance PASS\x1b[0m\x1b]0;title\x07\x1b]52;c;Y3VybA==\x07\rover\u202eSSAP\u202c\u009b2J\u2066x\u2069\x00\x7f\ufeff';
     expect(escapeControls(hostile)).toBe(
-      '\\x1b[2J\\x1b[H\\x1b[32mConformance PASS\\x1b[0m\\x1b]0;title\\x07\\x1b]52;c;Y3VybA==\\x07\\rover\\u202eSSAP\\u202c\\x9b2J\\u2066x\\u2069\\x00\\x7f\\ufeff');
+      '\\x1b[2J\\x1b[H\\x1b[32mConformance PASS\\x1b[0m\\x1b]0;title\\x07\\x1b]52;c;Y3VybA==\\x07\\rover\\u202eSSAP\\u202c\\x9b2J\\u2066x\\u2069\\x00\\x7f\\ufeff',
+    );
     const ordinary = 'line one\n\tindented — café 東京 🚀 ‘quoted’ €5';
     expect(escapeControls(ordinary)).toBe(ordinary);
     expect(escapeControls('lone \ud800 and \udc00')).toBe('lone \\ud800 and \\udc00');
@@ -109,7 +116,8 @@ describe('escapeControls: the target\'s text is shown, never obeyed', () => {
     expect(json).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]/);
     expect(JSON.parse(json)).toEqual(value);
     expect(escapeControlsDeep({ 'k\x1b': value, n: null })).toEqual({
-      'k\\x1b': { code: 'X\\x9b2J', message: 'a\\u202eb\\x1b', list: ['\\u2028'], n: 1 }, n: null,
+      'k\\x1b': { code: 'X\\x9b2J', message: 'a\\u202eb\\x1b', list: ['\\u2028'], n: 1 },
+      n: null,
     });
   });
 });

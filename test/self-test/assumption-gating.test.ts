@@ -19,19 +19,26 @@ import type { Matrix } from '../../suites/harness/matrix.ts';
 import { isGating, loadCatalogue, type Rule } from '../../suites/harness/rules.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
-import { ASSUMPTION_PROBES } from '../fixtures/assumption-probes.ts';
-import { Target } from '../fixtures/support.ts';
+import { PROBES } from '../reference-server/probes/index.ts';
+import { Target } from '../reference-server/support.ts';
 import { describeResults, runAgainstReference } from './run.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { rules } = loadCatalogue();
 
 describe('the rule catalogue separates assumed content from assumed exercise', () => {
-  test('the issue\'s examples are documented rules whose exercise rests on a named assumption', () => {
+  test("the issue's examples are documented rules whose exercise rests on a named assumption", () => {
     const examples: Record<string, string> = {
-      'OA-ONB-003': 'siws-form', 'OA-ONB-006': 'siws-form', 'OA-ONB-011': 'siws-form', 'OA-WDW-011': 'withdrawal-transaction',
-      'OA-LIM-001': 'intent-template', 'OA-LIM-013': 'intent-template', 'OA-LIM-015': 'intent-template', 'OA-LIM-017': 'intent-template',
-      'OA-LIM-018': 'intent-template', 'OA-INT-005': 'intent-template',
+      'OA-ONB-003': 'siws-form',
+      'OA-ONB-006': 'siws-form',
+      'OA-ONB-011': 'siws-form',
+      'OA-WDW-011': 'withdrawal-transaction',
+      'OA-LIM-001': 'intent-template',
+      'OA-LIM-013': 'intent-template',
+      'OA-LIM-015': 'intent-template',
+      'OA-LIM-017': 'intent-template',
+      'OA-LIM-018': 'intent-template',
+      'OA-INT-005': 'intent-template',
     };
     for (const [id, assumption] of Object.entries(examples)) {
       expect(rules.get(id), id).toMatchObject({ level: 'must', basis: 'documented', exercise: 'assumed' });
@@ -72,45 +79,81 @@ describe('the rule catalogue separates assumed content from assumed exercise', (
 
 describe('the runner', () => {
   const env: TargetEnv = {
-    ordersUrl: 'http://127.0.0.1:9', quotesUrl: 'http://127.0.0.1:9', capabilities: [], credentials: {}, profile: 'full',
-    seed: 1, numRuns: 20, strict: false, timeoutMs: 1000, maxRps: 0, expectedProviders: 2,
+    ordersUrl: 'http://127.0.0.1:9',
+    quotesUrl: 'http://127.0.0.1:9',
+    capabilities: [],
+    credentials: {},
+    profile: 'full',
+    seed: 1,
+    numRuns: 20,
+    strict: false,
+    timeoutMs: 1000,
+    maxRps: 0,
+    expectedProviders: 2,
   };
   const check = (run: (t: CheckContext) => Promise<void>) =>
     defineCheck({ name: 'an-oco-check', service: 'orders', rules: ['OA-LIM-018'], profile: 'full', run });
   const failing = (t: CheckContext) => t.expect('OA-LIM-018', false, { documented: 'x' });
 
   test('a failure gates only when the check confirmed the assumptions, and says so otherwise', async () => {
-    const unconfirmed = await runCheck(check(async (t) => {
-      t.exercise('intent-template', 'oco');
-      failing(t);
-    }), env);
+    const unconfirmed = await runCheck(
+      check(async (t) => {
+        t.exercise('intent-template', 'oco');
+        failing(t);
+      }),
+      env,
+    );
     expect([unconfirmed.verdict, unconfirmed.gating]).toEqual(['fail', false]);
-    expect(unconfirmed.message).toMatch(/not gating: the way to exercise OA-LIM-018 rests on intent-template, which the target did not confirm/);
-    const confirmed = await runCheck(check(async (t) => {
-      t.confirm('intent-template', 'oco');
-      failing(t);
-    }), env);
+    expect(unconfirmed.message).toMatch(
+      /not gating: the way to exercise OA-LIM-018 rests on intent-template, which the target did not confirm/,
+    );
+    const confirmed = await runCheck(
+      check(async (t) => {
+        t.confirm('intent-template', 'oco');
+        failing(t);
+      }),
+      env,
+    );
     expect([confirmed.verdict, confirmed.gating, confirmed.assumptions]).toEqual(['fail', true, { confirmed: ['intent-template:oco'] }]);
-    const rejected = await runCheck(check(async (t) => t.rejectAssumption('intent-template', 'the oco template is not this target\'s', 'oco')), env);
-    expect([rejected.verdict, rejected.message, rejected.assumptions]).toEqual(['skipped', 'the oco template is not this target\'s', { rejected: ['intent-template:oco'] }]);
+    const rejected = await runCheck(
+      check(async (t) => t.rejectAssumption('intent-template', "the oco template is not this target's", 'oco')),
+      env,
+    );
+    expect([rejected.verdict, rejected.message, rejected.assumptions]).toEqual([
+      'skipped',
+      "the oco template is not this target's",
+      { rejected: ['intent-template:oco'] },
+    ]);
   });
 
   test('a skip inside a property skips the check; a skip after a failure hides nothing', async () => {
-    const skipFirst = await runCheck(check(async (t) => t.property('OA-LIM-018', fc.integer({ min: 0, max: 100 }), async () => t.skip('template rejected'))), env);
+    const skipFirst = await runCheck(
+      check(async (t) => t.property('OA-LIM-018', fc.integer({ min: 0, max: 100 }), async () => t.skip('template rejected'))),
+      env,
+    );
     expect([skipFirst.verdict, skipFirst.message]).toEqual(['skipped', 'template rejected']);
     // The first value fails; the shrink candidates after it skip: the failure stands.
     let calls = 0;
-    const failFirst = await runCheck(check(async (t: CheckContext) => t.property('OA-LIM-018', fc.integer({ min: 0, max: 100 }), async (n) => {
-      calls += 1;
-      if (calls > 1) t.skip('judged no further');
-      t.expect('OA-LIM-018', false, { documented: 'fails', received: n });
-    })), env);
+    const failFirst = await runCheck(
+      check(async (t: CheckContext) =>
+        t.property('OA-LIM-018', fc.integer({ min: 0, max: 100 }), async (n) => {
+          calls += 1;
+          if (calls > 1) t.skip('judged no further');
+          t.expect('OA-LIM-018', false, { documented: 'fails', received: n });
+        }),
+      ),
+      env,
+    );
     expect([failFirst.verdict, calls > 1]).toEqual(['fail', true]);
   });
 });
 
-describe('the 404 mutants change behaviour (their probes, test/fixtures/assumption-probes.ts)', () => {
-  for (const [name, probe] of Object.entries(ASSUMPTION_PROBES)) {
+/** Mutants that answer 404 NOT_FOUND where the Errors table gives 401 UNAUTHORIZED (issue 13). */
+const NOT_FOUND_FOR_401 = ['missing-user-answered-404-not-found', 'unknown-user-answered-404-not-found'];
+
+describe('the 404 mutants change behaviour (their probes, test/reference-server/probes/orders/auth.ts)', () => {
+  for (const name of NOT_FOUND_FOR_401) {
+    const probe = PROBES[name]!;
     test(name, async () => {
       const faithful = await Target.start();
       const mutated = await Target.start({ mutant: name });
@@ -126,32 +169,49 @@ describe('the 404 mutants change behaviour (their probes, test/fixtures/assumpti
 
 /** Mutants of rules whose exercise rests on an assumption: once the check confirms it, their failure gates. */
 const GATING_MUTANTS = [
-  'oco-equal-prices-accepted', 'siws-signature-not-verified', 'siws-named-wallet-taken-as-signer', 'wallet-withdrawal-pays-the-requested-key',
-  'same-mints-answered-validation-error', 'price-decimals-19-accepted', 'trailing-stop-bps-10000-accepted', 'past-expiry-accepted',
-  'intent-expires-in-ten-minutes', 'onboarding-not-idempotent', 'missing-user-answered-404-not-found', 'unknown-user-answered-404-not-found',
+  'oco-equal-prices-accepted',
+  'siws-signature-not-verified',
+  'siws-named-wallet-taken-as-signer',
+  'wallet-withdrawal-pays-the-requested-key',
+  'same-mints-answered-validation-error',
+  'price-decimals-19-accepted',
+  'trailing-stop-bps-10000-accepted',
+  'past-expiry-accepted',
+  'intent-expires-in-ten-minutes',
+  'onboarding-not-idempotent',
+  'missing-user-answered-404-not-found',
+  'unknown-user-answered-404-not-found',
 ];
 
 describe('mutants of documented rules reached through an assumption fail the gate', () => {
   for (const name of GATING_MUTANTS) {
     const mutant = findMutant(name);
     test(`${name} (${mutant.rule})`, async () => {
-      const results = await runAgainstReference({ mutant: name }, allChecks.filter((c) => c.rules.includes(mutant.rule)));
+      const results = await runAgainstReference(
+        { mutant: name },
+        allChecks.filter((c) => c.rules.includes(mutant.rule)),
+      );
       const gating = results.filter((r) => r.verdict === 'fail' && r.rule === mutant.rule && r.gating);
       expect(gating.length, describeResults(results)).toBeGreaterThan(0);
     });
   }
 });
 
-describe('a target that reads the intent\'s mints inside config (the other reading of the template)', () => {
+describe("a target that reads the intent's mints inside config (the other reading of the template)", () => {
   test('nothing of the orders suite fails: the checks resting on the rejected templates skip, saying why', async () => {
-    const results = await runAgainstReference({ variant: 'mints-inside-config' }, allChecks.filter((c) => c.service === 'orders'));
+    const results = await runAgainstReference(
+      { variant: 'mints-inside-config' },
+      allChecks.filter((c) => c.service === 'orders'),
+    );
     const failing = results.filter((r) => r.verdict === 'fail' || r.verdict === 'setup-failed');
     expect(failing, describeResults(failing)).toEqual([]);
     const sameMints = results.find((r) => r.check === 'dca-intent-with-the-same-input-and-output-mint-answers-400-invalid-mints')!;
     expect(sameMints.verdict).toBe('skipped');
     expect(sameMints.message).toMatch(/rejects the assumed dca intent template .* 400 VALIDATION_ERROR/);
     expect(sameMints.assumptions).toMatchObject({ rejected: ['intent-template:dca'] });
-    const ocoOrdering = results.find((r) => r.check === 'oco-intents-are-rejected-exactly-when-stop-loss-price-is-not-below-take-profit-price')!;
+    const ocoOrdering = results.find(
+      (r) => r.check === 'oco-intents-are-rejected-exactly-when-stop-loss-price-is-not-below-take-profit-price',
+    )!;
     expect(ocoOrdering.verdict).toBe('skipped');
     expect(ocoOrdering.assumptions).toMatchObject({ rejected: ['intent-template:oco'] });
     // What does not rest on the templates is still judged: onboarding, reads, auth.
@@ -161,7 +221,9 @@ describe('a target that reads the intent\'s mints inside config (the other readi
 
 function cli(args: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+    );
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: clean, stdio: 'ignore' });
     child.on('close', (code) => resolve(code ?? -1));
   });
@@ -186,8 +248,8 @@ describe('the CLI', () => {
 
   test('never exits 1 on mints-inside-config: the checks on the rejected templates skip, the matrix says which were rejected', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conformance-assumption-'));
-    // No conformance failure: 0, or 4 (INCOMPLETE, DESIGN.md exit codes) where a rejected template counts as a broken precondition.
-    expect([0, 4]).toContain(await cli(['--variant', 'mints-inside-config', '--grep', 'OA-LIM-0', '--seed', '7', '--report-dir', dir]));
+    // No conformance failure, and no pass: the rejected templates are a broken precondition, INCOMPLETE (DESIGN.md exit codes).
+    expect(await cli(['--variant', 'mints-inside-config', '--grep', 'OA-LIM-0', '--seed', '7', '--report-dir', dir])).toBe(4);
     const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
     expect(m.summary.checks.fail).toBe(0);
     expect(Object.keys(m.summary.assumptions.rejected)).toContain('intent-template:oco');

@@ -13,11 +13,15 @@ import { prepareTarget } from '../../suites/harness/target.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { cleanUpCreatedOrders, describeCleanup } from '../../suites/orders/cleanup.ts';
 import { createOrder, intentRequest } from '../../suites/orders/orders.ts';
-import { cancelledOrder, orderWithdraw, withdrawUser } from '../../suites/orders/withdrawals.checks.ts';
+import { cancelledDca } from '../../suites/orders/steps/actions.ts';
+import { orderWithdraw, withdrawUser } from '../../suites/orders/steps/withdrawals.ts';
 
 const confirmed = (body: unknown, headers: Record<string, string>, status = 200): Exchange => ({
-  service: 'orders', request: { method: 'POST', url: 'http://target.invalid/orders/confirm', headers },
-  response: { status, headers: {}, body, raw: Buffer.alloc(0) }, durationMs: 1, attempts: 1,
+  service: 'orders',
+  request: { method: 'POST', url: 'http://target.invalid/orders/confirm', headers },
+  response: { status, headers: {}, body, raw: Buffer.alloc(0) },
+  durationMs: 1,
+  attempts: 1,
 });
 
 describe('the ledger of created orders', () => {
@@ -34,9 +38,18 @@ describe('the ledger of created orders', () => {
   test('records the users, the fundings and the fees of landed deposits', () => {
     clearLedger();
     const user = { 'X-Service-Key': 'k', 'X-Service-User': 'bob' };
-    const exchange = (service: Exchange['service'], path: string, body: unknown, json: unknown, headers: Record<string, string> = {}): Exchange => ({
-      service, request: { method: 'POST', url: `http://target.invalid${path}`, headers, body: JSON.stringify(json) },
-      response: { status: 200, headers: {}, body, raw: Buffer.alloc(0) }, durationMs: 1, attempts: 1,
+    const exchange = (
+      service: Exchange['service'],
+      path: string,
+      body: unknown,
+      json: unknown,
+      headers: Record<string, string> = {},
+    ): Exchange => ({
+      service,
+      request: { method: 'POST', url: `http://target.invalid${path}`, headers, body: JSON.stringify(json) },
+      response: { status: 200, headers: {}, body, raw: Buffer.alloc(0) },
+      durationMs: 1,
+      attempts: 1,
     });
     noteCreated(exchange('orders', '/partner/onboard', { success: true, data: {} }, { sub: 'carol' }, { 'X-Service-Key': 'k' }));
     noteCreated(exchange('orders', '/orders/intent', { success: true, data: { pendingOrderId: 'p-1', feeLamports: '5000000' } }, {}, user));
@@ -57,15 +70,26 @@ describe('cleanup at the end of a full run', () => {
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0 });
     env = await prepareTarget({
-      ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl, profile: 'full', seed: 1, strict: false,
-      numRuns: 5, timeoutMs: 10_000, maxRps: 0, expectedProviders: 2, credentials: {},
+      ordersUrl: server.ordersUrl,
+      quotesUrl: server.quotesUrl,
+      controlUrl: server.controlUrl,
+      profile: 'full',
+      seed: 1,
+      strict: false,
+      numRuns: 5,
+      timeoutMs: 10_000,
+      maxRps: 0,
+      expectedProviders: 2,
+      credentials: {},
     });
   });
   afterAll(() => server.close());
 
-  test('cancels what still runs and withdraws every order\'s funds; a second pass finds nothing to do', async () => {
+  test("cancels what still runs and withdraws every order's funds; a second pass finds nothing to do", async () => {
     clearLedger();
-    for (const check of allChecks.filter((c) => c.name.startsWith('two-cancels') || c.name.includes('wallet-withdrawal-confirmed') || c.name.startsWith('retries-of-one'))) {
+    for (const check of allChecks.filter(
+      (c) => c.name.startsWith('two-cancels') || c.name.includes('wallet-withdrawal-confirmed') || c.name.startsWith('retries-of-one'),
+    )) {
       await runCheck(check, env);
     }
     const orders = createdOrders();
@@ -76,7 +100,9 @@ describe('cleanup at the end of a full run', () => {
     expect(report.withdrawn).toBeGreaterThan(0);
     for (const o of orders) {
       const answer = await fetch(`${server.ordersUrl}/me/orders`, { headers: { 'x-service-key': o.apiKey, 'x-service-user': o.sub } });
-      const row = ((await answer.json()) as { data: Array<{ id: string; status: string; withdrawalStatus: string }> }).data.find((r) => r.id === o.orderId);
+      const row = ((await answer.json()) as { data: Array<{ id: string; status: string; withdrawalStatus: string }> }).data.find(
+        (r) => r.id === o.orderId,
+      );
       expect(row?.status, o.orderId).toMatch(/^(cancelled|completed|failed|expired)$/);
       expect(row?.withdrawalStatus, o.orderId).toBe('completed');
     }
@@ -89,15 +115,19 @@ describe('cleanup at the end of a full run', () => {
     clearLedger();
     const t = new CheckContext(allChecks[0]!, env);
     const user = await withdrawUser(t, '0');
-    const withdrawing = await cancelledOrder(t, user);
+    const { orderId: withdrawing } = await cancelledDca(t, user);
     expect((await orderWithdraw(t, user, withdrawing)).response.status).toBe(200);
     const slice = await createOrder(t, user, intentRequest('slice'));
     const report = await cleanUpCreatedOrders(env, [], knownUsers());
     expect(report).toMatchObject({ orders: 2, found: 2, abandoned: 1, withdrawn: 1 });
-    expect(report.left).toEqual([{ orderId: slice.orderId, orderType: 'slice', status: 'active', reason: 'left running (slice orders cannot be cancelled)' }]);
+    expect(report.left).toEqual([
+      { orderId: slice.orderId, orderType: 'slice', status: 'active', reason: 'left running (slice orders cannot be cancelled)' },
+    ]);
     expect(report.balances.discrepancies).toEqual([]);
-    expect(report.balances.managers).toEqual([expect.objectContaining({ walletAddress: user.walletAddress, withdrawable: {}, lockedBy: [expect.stringContaining(slice.orderId)] })]);
-    expect(describeCleanup(report)).toMatch(/^cleanup: .*balances add up .*\n  1 × left running \(slice orders cannot be cancelled\)$/);
+    expect(report.balances.managers).toEqual([
+      expect.objectContaining({ walletAddress: user.walletAddress, withdrawable: {}, lockedBy: [expect.stringContaining(slice.orderId)] }),
+    ]);
+    expect(describeCleanup(report)).toMatch(/^cleanup: .*balances add up .*\n {2}1 × left running \(slice orders cannot be cancelled\)$/);
     clearLedger();
   });
 
@@ -105,12 +135,18 @@ describe('cleanup at the end of a full run', () => {
     clearLedger();
     const t = new CheckContext(allChecks[0]!, env);
     const user = await withdrawUser(t, '0');
-    await cancelledOrder(t, user);
+    await cancelledDca(t, user);
     // Funds the run's ledger never saw: the wallet ends with more than it started with and was funded.
-    await fetch(`${server.controlUrl}/fund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet: user.userPubkey, mint: 'native', amount: '7' }) });
+    await fetch(`${server.controlUrl}/fund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ wallet: user.userPubkey, mint: 'native', amount: '7' }),
+    });
     const report = await cleanUpCreatedOrders(env);
-    expect(report.balances.discrepancies).toEqual([expect.stringMatching(new RegExp(`^wallet ${user.userPubkey}, So11111111111111111111111111111111111111112: holds 1000000007 `))]);
-    expect(describeCleanup(report)).toMatch(/BALANCE DISCREPANCY \(1, see cleanup.json; verdicts unchanged\)[^]*\n  !! wallet /);
+    expect(report.balances.discrepancies).toEqual([
+      expect.stringMatching(new RegExp(`^wallet ${user.userPubkey}, So11111111111111111111111111111111111111112: holds 1000000007 `)),
+    ]);
+    expect(describeCleanup(report)).toMatch(/BALANCE DISCREPANCY \(1, see cleanup.json; verdicts unchanged\)[\s\S]*\n {2}!! wallet /);
     clearLedger();
   });
 

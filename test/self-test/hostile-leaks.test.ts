@@ -41,8 +41,12 @@ const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 /** The credentials a request carries: service and API keys, a bearer token, `?auth=`. */
 function credentialsOf(url: string, headers: IncomingHttpHeaders): string[] {
-  const found = [headers['x-service-key'], headers['x-api-key'], headers.authorization?.replace(/^Bearer\s+/i, ''),
-    new URL(url, 'http://x').searchParams.get('auth') ?? undefined];
+  const found = [
+    headers['x-service-key'],
+    headers['x-api-key'],
+    headers.authorization?.replace(/^Bearer\s+/i, ''),
+    new URL(url, 'http://x').searchParams.get('auth') ?? undefined,
+  ];
   return found.filter((v): v is string => typeof v === 'string' && v.length >= FRAGMENT);
 }
 
@@ -52,7 +56,7 @@ function credentialsOf(url: string, headers: IncomingHttpHeaders): string[] {
  * message, and in the code unless it must stay one the documents list.
  */
 function hostileError(body: Record<string, unknown>, reflected: string[], keepCode: boolean): Record<string, unknown> {
-  const error = typeof body.error === 'object' && body.error !== null ? body.error as Record<string, unknown> : body;
+  const error = typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>) : body;
   const said = String(error.message ?? 'refused');
   if (!keepCode) error.code = `${String(error.code ?? 'ERROR')}${ESCAPES.slice(0, 24)}`;
   error.message = '@@';
@@ -67,7 +71,12 @@ function hostileError(body: Record<string, unknown>, reflected: string[], keepCo
  * there); every other error answer in JSON is rewritten by `hostileError` with the request's credentials and the
  * run's `secrets`, and /api/v1/info gains a field of escapes and secrets.
  */
-async function hostileProxy(upstream: string, controlPrefix: string, known: Set<string>, secrets: string[]): Promise<{ url: string; close(): Promise<void> }> {
+async function hostileProxy(
+  upstream: string,
+  controlPrefix: string,
+  known: Set<string>,
+  secrets: string[],
+): Promise<{ url: string; close(): Promise<void> }> {
   const target = new URL(upstream);
   const server = createServer((req, res) => {
     const body: Buffer[] = [];
@@ -107,17 +116,18 @@ async function hostileProxy(upstream: string, controlPrefix: string, known: Set<
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
 function parse(raw: Buffer): Record<string, unknown> | undefined {
   try {
     const value = JSON.parse(raw.toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -125,10 +135,14 @@ function parse(raw: Buffer): Record<string, unknown> | undefined {
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env)
-      .filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)),
+    );
     // NO_COLOR: vitest's own colours off, so that any escape sequence in the output could only be the target's.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: { ...clean, NO_COLOR: '1', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], {
+      cwd: ROOT,
+      env: { ...clean, NO_COLOR: '1', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -156,7 +170,9 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
   let proxy: Awaited<ReturnType<typeof hostileProxy>> | undefined;
   try {
     const mint = async (path: string) =>
-      await (await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json() as Record<string, string>;
+      (await (
+        await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+      ).json()) as Record<string, string>;
     const secrets: Record<string, string> = {
       ORDERS_API_KEY: (await mint('/tenants')).apiKey!,
       ORDERS_API_KEY_ALT: (await mint('/tenants')).apiKey!,
@@ -169,12 +185,36 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     proxy = await hostileProxy(server.baseUrl, new URL(server.controlUrl).pathname, known, Object.values(secrets));
     const via = (url: string) => url.replace(server.baseUrl, proxy!.url);
     const dir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
-    const r = await cli(['--orders-url', via(server.ordersUrl), '--quotes-url', via(server.quotesUrl), '--control-url', via(server.controlUrl),
-      '--gateway-url', via(server.gatewayUrl), '--profile', 'full', '--max-rps', '0', '--seed', '12', '--report-dir', dir, '--grep', AREAS], secrets);
+    const r = await cli(
+      [
+        '--orders-url',
+        via(server.ordersUrl),
+        '--quotes-url',
+        via(server.quotesUrl),
+        '--control-url',
+        via(server.controlUrl),
+        '--gateway-url',
+        via(server.gatewayUrl),
+        '--profile',
+        'full',
+        '--max-rps',
+        '0',
+        '--seed',
+        '12',
+        '--report-dir',
+        dir,
+        '--grep',
+        AREAS,
+      ],
+      secrets,
+    );
     expect(r.code, r.stdout.slice(-3000) + r.stderr.slice(-3000)).toBe(1);
 
-    const outputs: Array<[string, string]> = [['stdout', r.stdout], ['stderr', r.stderr],
-      ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')])];
+    const outputs: Array<[string, string]> = [
+      ['stdout', r.stdout],
+      ['stderr', r.stderr],
+      ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')]),
+    ];
     expect(outputs.map(([name]) => name)).toEqual(expect.arrayContaining(['matrix.json', 'matrix.md', 'matrix.html', 'junit.xml']));
     expect(outputs.some(([name]) => name.startsWith('allure-results/'))).toBe(true);
 
@@ -184,7 +224,10 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     expect(m.checks.filter((c) => c.verdict === 'fail').length).toBeGreaterThan(20);
     // A setup step's body cut at 300 characters, 13 characters into a key: the piece is redacted as a part.
     const setupFailed = m.checks.filter((c) => c.verdict === 'setup-failed').map((c) => c.message ?? '');
-    expect(setupFailed.some((msg) => /\.{8}\[part of \$[A-Z_]+\]/.test(msg)), setupFailed.join('\n')).toBe(true);
+    expect(
+      setupFailed.some((msg) => /\.{8}\[part of \$[A-Z_]+\]/.test(msg)),
+      setupFailed.join('\n'),
+    ).toBe(true);
     expect(r.stdout).toMatch(/^ {2}SETUP-FAILED .*\.{8}\[part of \$[A-Z_]+\]/m); // the CLI's summary quotes it
     expect(messages).toMatch(/\[part of \$[A-Z_]+\]/);
     expect(messages).toMatch(/\$(ORDERS_API_KEY|PROVISIONED_ORDERS_KEY)\b/);
@@ -199,8 +242,12 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     for (const [value, name] of names) for (let i = 0; i + FRAGMENT <= value.length; i++) windows.set(value.slice(i, i + FRAGMENT), name);
     const leaks = outputs.flatMap(([where, text]) => fragmentsIn(text, windows).map((f) => `${f} in ${where}`));
     expect(leaks).toEqual([]);
-    const raw = outputs.filter(([, text]) => RAW_CONTROL.test(text))
-      .map(([where, text]) => `${where}: ${JSON.stringify(text.slice(Math.max(0, text.search(RAW_CONTROL) - 40), text.search(RAW_CONTROL) + 20))}`);
+    const raw = outputs
+      .filter(([, text]) => RAW_CONTROL.test(text))
+      .map(
+        ([where, text]) =>
+          `${where}: ${JSON.stringify(text.slice(Math.max(0, text.search(RAW_CONTROL) - 40), text.search(RAW_CONTROL) + 20))}`,
+      );
     expect(raw).toEqual([]);
   } finally {
     await proxy?.close();

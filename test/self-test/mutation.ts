@@ -22,7 +22,10 @@ export function describeMutantShard(shard: number): void {
     for (const mutant of mine) {
       test(`${mutant.name} breaks ${mutant.rule}: ${mutant.description}`, async () => {
         const checks = allChecks.filter((c) => c.rules.includes(mutant.rule));
-        expect(checks.map((c) => c.name), `no check cites ${mutant.rule}`).not.toEqual([]);
+        expect(
+          checks.map((c) => c.name),
+          `no check cites ${mutant.rule}`,
+        ).not.toEqual([]);
         const results = await runAgainstReference({ mutant: mutant.name }, checks);
         const onRule = results.filter((r) => r.verdict === 'fail' && r.rule === mutant.rule);
         (onRule.length > 0 ? caught : missed).push(mutant.name);
@@ -33,8 +36,10 @@ export function describeMutantShard(shard: number): void {
   afterAll(() => {
     const total = caught.length + missed.length;
     if (total === 0) return;
-    console.log(`\nmutation score, shard ${shard + 1}/${MUTANT_SHARDS}: ${caught.length}/${total} mutants caught (${Math.round((100 * caught.length) / total)}%)` +
-      (missed.length ? `; missed: ${missed.join(', ')}` : ''));
+    console.log(
+      `\nmutation score, shard ${shard + 1}/${MUTANT_SHARDS}: ${caught.length}/${total} mutants caught (${Math.round((100 * caught.length) / total)}%)` +
+        (missed.length ? `; missed: ${missed.join(', ')}` : ''),
+    );
   });
 }
 

@@ -21,7 +21,11 @@ import { profileIncludes, type Credentials, type Profile } from '../../suites/ha
 import { allChecks } from '../../suites/index.ts';
 import { describeResults, SELF_TEST_SEED } from './run.ts';
 
-interface Sent { check: string; method: string; path: string }
+interface Sent {
+  check: string;
+  method: string;
+  path: string;
+}
 
 const PREPARE = '(prepareTarget)';
 
@@ -47,12 +51,14 @@ const PROVISIONING = /^\/__control\/(tenants|quote-keys|quote-jwts)\/?$/;
 
 /** The requests that break the rule of the header, as lines naming the check. */
 function unsafe(sent: readonly Sent[]): string[] {
-  return sent.filter((s) => {
-    if (SAFE.includes(s.method)) return false;
-    const to = destination(s.path);
-    if (to === 'quotes') return false;
-    return !(to === 'control' && s.check === PREPARE && s.method === 'POST' && PROVISIONING.test(s.path));
-  }).map((s) => `${s.check}: ${s.method} ${s.path}`);
+  return sent
+    .filter((s) => {
+      if (SAFE.includes(s.method)) return false;
+      const to = destination(s.path);
+      if (to === 'quotes') return false;
+      return !(to === 'control' && s.check === PREPARE && s.method === 'POST' && PROVISIONING.test(s.path));
+    })
+    .map((s) => `${s.check}: ${s.method} ${s.path}`);
 }
 
 let recorder: Recorder;
@@ -75,14 +81,28 @@ async function runProfile(profile: Profile, { control }: { control: boolean }): 
   let credentials: Credentials = {};
   if (!control) {
     // A production target: no control URL, the credentials the partner was given (minted here, outside the record).
-    const mint = async (path: string) => (await (await request(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).body.json() as { apiKey: string }).apiKey;
+    const mint = async (path: string) =>
+      (
+        (await (
+          await request(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+        ).body.json()) as { apiKey: string }
+      ).apiKey;
     credentials = { ordersApiKey: await mint('/tenants'), quotesApiKey: await mint('/quote-keys') };
   }
   const from = recorder.sent.length;
   recorder.current = PREPARE;
   const env = await prepareTarget({
-    ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, ...(control ? { controlUrl: server.controlUrl } : {}),
-    profile, seed: SELF_TEST_SEED, strict: false, numRuns: 10, timeoutMs: 10_000, maxRps: 0, expectedProviders: 2, credentials,
+    ordersUrl: server.ordersUrl,
+    quotesUrl: server.quotesUrl,
+    ...(control ? { controlUrl: server.controlUrl } : {}),
+    profile,
+    seed: SELF_TEST_SEED,
+    strict: false,
+    numRuns: 10,
+    timeoutMs: 10_000,
+    maxRps: 0,
+    expectedProviders: 2,
+    credentials,
   });
   const results: CheckResult[] = [];
   for (const check of allChecks.filter((c) => profileIncludes(profile, c.profile))) {
@@ -94,7 +114,11 @@ async function runProfile(profile: Profile, { control }: { control: boolean }): 
 }
 
 describe('the smoke and readonly profiles send only requests that change nothing', () => {
-  for (const [profile, control] of [['readonly', true], ['readonly', false], ['smoke', true]] as const) {
+  for (const [profile, control] of [
+    ['readonly', true],
+    ['readonly', false],
+    ['smoke', true],
+  ] as const) {
     test(`${profile}, ${control ? 'with' : 'without'} a control API`, async () => {
       const { results, sent } = await runProfile(profile, { control });
       // Not vacuous: the checks ran and reached every part of the target.
@@ -103,22 +127,37 @@ describe('the smoke and readonly profiles send only requests that change nothing
       for (const to of ['orders', 'quotes'] as const) expect(sent.filter((s) => destination(s.path) === to).length).toBeGreaterThan(10);
       expect(unsafe(sent)).toEqual([]);
       // A check the run-time guard stopped would be setup-failed ("the request was not sent").
-      expect(results.filter((r) => r.verdict === 'setup-failed'), describeResults(results)).toEqual([]);
+      expect(
+        results.filter((r) => r.verdict === 'setup-failed'),
+        describeResults(results),
+      ).toEqual([]);
     }, 120_000);
   }
 });
 
 describe('the run-time guard (suites/harness/safe-methods.ts)', () => {
   const slipping = defineCheck({
-    name: 'a-readonly-check-that-posts-to-the-order-service', service: 'orders', rules: ['OA-ENV-002'], profile: 'smoke',
+    name: 'a-readonly-check-that-posts-to-the-order-service',
+    service: 'orders',
+    rules: ['OA-ENV-002'],
+    profile: 'smoke',
     async run(t) {
       await t.orders.request({ method: 'POST', path: '/partner/onboard', json: {}, validate: false });
       await t.quotes.request({ method: 'POST', path: '/api/v1/info', json: {}, validate: false });
     },
   });
   const env = (profile: Profile) => ({
-    ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, capabilities: [], credentials: {}, profile,
-    seed: 1, numRuns: 1, strict: false, timeoutMs: 10_000, maxRps: 0, expectedProviders: 2,
+    ordersUrl: server.ordersUrl,
+    quotesUrl: server.quotesUrl,
+    capabilities: [],
+    credentials: {},
+    profile,
+    seed: 1,
+    numRuns: 1,
+    strict: false,
+    timeoutMs: 10_000,
+    maxRps: 0,
+    expectedProviders: 2,
   });
   const posts = (sent: readonly Sent[]) => sent.filter((s) => s.method === 'POST').map((s) => s.path);
 

@@ -64,9 +64,13 @@ describe('the flaky transport injects only what the documents allow, on a fixed 
 
   const send = async (method: string, path: string) => {
     try {
-      const res = await request(`${server.baseUrl}${path}`, { method, headers: { 'x-request-id': 'req-1' }, body: method === 'POST' ? '{}' : undefined });
+      const res = await request(`${server.baseUrl}${path}`, {
+        method,
+        headers: { 'x-request-id': 'req-1' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
       const text = await res.body.text();
-      return { status: res.statusCode, body: text ? JSON.parse(text) as unknown : undefined, requestId: res.headers['x-request-id'] };
+      return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, requestId: res.headers['x-request-id'] };
     } catch (e) {
       return { error: (e as { code?: string }).code ?? (e as Error).message };
     }
@@ -76,7 +80,12 @@ describe('the flaky transport injects only what the documents allow, on a fixed 
     const seen: unknown[] = [];
     for (let i = 1; i <= 11; i++) {
       // Untouched traffic in between: it neither counts nor is ever injected.
-      for (const [method, path] of [['GET', '/health'], ['POST', '/orders/intent'], ['GET', '/api/v1/info'], ['GET', '/__control/capabilities']] as const) {
+      for (const [method, path] of [
+        ['GET', '/health'],
+        ['POST', '/orders/intent'],
+        ['GET', '/api/v1/info'],
+        ['GET', '/__control/capabilities'],
+      ] as const) {
         const other = await send(method, path);
         expect(other, `${method} ${path}`).toHaveProperty('status');
         expect((other as { status: number }).status, `${method} ${path}`).not.toBe(503);
@@ -85,7 +94,8 @@ describe('the flaky transport injects only what the documents allow, on a fixed 
     }
     expect(seen.slice(0, 6).every((s) => (s as { status?: number }).status === 401)).toBe(true);
     expect(seen[6]).toEqual({
-      status: 503, requestId: 'req-1',
+      status: 503,
+      requestId: 'req-1',
       body: { success: false, error: { code: 'RPC_UNAVAILABLE', message: expect.any(String) as string } },
     });
     expect(seen[10]).toHaveProperty('error');
@@ -102,22 +112,21 @@ describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST
   const SLOW_NUM_RUNS = 10;
   const readonly = allChecks.filter((c) => profileIncludes('readonly', c.profile));
   const timings: string[] = [];
-  let faithfulFull: CheckResult[];
   let faithfulReadonly: CheckResult[];
 
+  // The faithful verdicts of the full profile are all `pass` (test/self-test/variants-1.test.ts runs that baseline);
+  // the readonly baseline is run here, with the small numRuns of the slow run.
   beforeAll(async () => {
-    const full = await timed(() => runAgainstReference({}, allChecks));
-    faithfulFull = full.value;
-    timings.push(`faithful, full:             ${seconds(full.ms)}, ${allChecks.length} checks, ${requests(full.value)} requests`);
     const ro = await timed(() => runAgainstReference({}, readonly, { profile: 'readonly', numRuns: SLOW_NUM_RUNS }));
     faithfulReadonly = ro.value;
-    timings.push(`faithful, readonly:         ${seconds(ro.ms)}, ${readonly.length} checks, ${requests(ro.value)} requests (numRuns ${SLOW_NUM_RUNS})`);
+    timings.push(
+      `faithful, readonly:         ${seconds(ro.ms)}, ${readonly.length} checks, ${requests(ro.value)} requests (numRuns ${SLOW_NUM_RUNS})`,
+    );
   }, 300_000);
 
   afterAll(() => console.log(`\nresilience runs:\n  ${timings.join('\n  ')}`));
 
-  test('the faithful server passes every check (the baseline)', () => {
-    expect(faithfulFull.filter((r) => r.verdict !== 'pass'), describeResults(faithfulFull.filter((r) => r.verdict !== 'pass'))).toEqual([]);
+  test('the faithful server passes every readonly check (the baseline)', () => {
     // A readonly run on a fresh server finds no order of the tenant: the check of existing orders skips, as it must.
     const notPassing = faithfulReadonly.filter((r) => r.verdict !== 'pass' && !(r.verdict === 'skipped' && r.check === NOTHING_TO_READ));
     expect(notPassing, describeResults(notPassing)).toEqual([]);
@@ -128,8 +137,10 @@ describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST
     const subset = readonly.filter((c) => small.has(c.name));
     expect(subset.length).toBeGreaterThan(100);
     const slow = await timed(() => runAgainstReference({ latencyMs: [100, 300] }, subset, { profile: 'readonly', numRuns: SLOW_NUM_RUNS }));
-    timings.push(`latency 100-300 ms, readonly: ${seconds(slow.ms)}, ${subset.length} of ${readonly.length} checks ` +
-      `(those sending at most ${SLOW_MAX_REQUESTS} requests), ${requests(slow.value)} requests`);
+    timings.push(
+      `latency 100-300 ms, readonly: ${seconds(slow.ms)}, ${subset.length} of ${readonly.length} checks ` +
+        `(those sending at most ${SLOW_MAX_REQUESTS} requests), ${requests(slow.value)} requests`,
+    );
     const expected = Object.fromEntries(faithfulReadonly.filter((r) => small.has(r.check)).map((r) => [r.check, r.verdict]));
     const differ = slow.value.filter((r) => r.verdict !== expected[r.check]);
     expect(differ, describeResults(differ)).toEqual([]);
@@ -141,12 +152,20 @@ describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST
   // answers arrive out of order, which is what latency does to them.
   test('random latency with occasional 503 RPC_UNAVAILABLE and connection resets on order GETs: the full verdicts are the faithful ones', async () => {
     let faults = { '503': 0, reset: 0 };
-    const flaky = await timed(() => runAgainstReference({ flaky: true, latencyMs: [0, 15] }, allChecks, { inspect: (s) => { faults = s.transportFaults(); } }));
-    timings.push(`flaky, latency 0-15 ms, full: ${seconds(flaky.ms)}, ${requests(flaky.value)} requests, ` +
-      `${faults['503']} answered 503 RPC_UNAVAILABLE, ${faults.reset} connections reset`);
-    const differ = flaky.value.filter((r) => r.verdict !== verdicts(faithfulFull)[r.check]);
+    const flaky = await timed(() =>
+      runAgainstReference({ flaky: true, latencyMs: [0, 15] }, allChecks, {
+        inspect: (s) => {
+          faults = s.transportFaults();
+        },
+      }),
+    );
+    timings.push(
+      `flaky, latency 0-15 ms, full: ${seconds(flaky.ms)}, ${requests(flaky.value)} requests, ` +
+        `${faults['503']} answered 503 RPC_UNAVAILABLE, ${faults.reset} connections reset`,
+    );
+    const differ = flaky.value.filter((r) => r.verdict !== 'pass');
     expect(differ, describeResults(differ)).toEqual([]);
-    expect(verdicts(flaky.value)).toEqual(verdicts(faithfulFull));
+    expect(Object.keys(verdicts(flaky.value))).toEqual(allChecks.map((c) => c.name));
     expect(faults['503']).toBeGreaterThan(20);
     expect(faults.reset).toBeGreaterThan(10);
   }, 420_000);
@@ -174,9 +193,26 @@ describe('a dead target', () => {
   test('a target that accepts connections and never answers: exit 3 within seconds, saying it could not be reached', async () => {
     const started = Date.now();
     const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)));
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', '--orders-url', url, '--quotes-url', url,
-        '--timeout', '2000', '--report-dir', mkdtempSync(join(tmpdir(), 'conformance-dead-'))], { cwd: ROOT, env: clean });
+      const clean = Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+      );
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'bin/conformance.ts',
+          '--orders-url',
+          url,
+          '--quotes-url',
+          url,
+          '--timeout',
+          '2000',
+          '--report-dir',
+          mkdtempSync(join(tmpdir(), 'conformance-dead-')),
+        ],
+        { cwd: ROOT, env: clean },
+      );
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       child.on('close', (code) => resolve({ code: code ?? -1, stderr }));

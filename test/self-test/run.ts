@@ -12,14 +12,26 @@ export type RunOverrides = Partial<Pick<TargetConfig, 'profile' | 'maxRps' | 'ma
   inspect?: (server: RunningServer) => void;
 };
 
-export async function runAgainstReference(options: ReferenceServerOptions, checks: readonly Check[],
-  { inspect, ...overrides }: RunOverrides = {}): Promise<CheckResult[]> {
+export async function runAgainstReference(
+  options: ReferenceServerOptions,
+  checks: readonly Check[],
+  { inspect, ...overrides }: RunOverrides = {},
+): Promise<CheckResult[]> {
   const server = await startReferenceServer({ port: 0, ...options });
   try {
     const env = await prepareTarget({
-      ordersUrl: server.ordersUrl, quotesUrl: server.quotesUrl, controlUrl: server.controlUrl,
-      profile: 'full', seed: SELF_TEST_SEED, strict: false, numRuns: process.env.CI ? 20 : 50, timeoutMs: 10_000, maxRps: 0,
-      expectedProviders: 2, credentials: {}, ...overrides,
+      ordersUrl: server.ordersUrl,
+      quotesUrl: server.quotesUrl,
+      controlUrl: server.controlUrl,
+      profile: 'full',
+      seed: SELF_TEST_SEED,
+      strict: false,
+      numRuns: process.env.CI ? 20 : 50,
+      timeoutMs: 10_000,
+      maxRps: 0,
+      expectedProviders: 2,
+      credentials: {},
+      ...overrides,
     });
     const results: CheckResult[] = [];
     for (const check of checks) results.push(await runCheck(check, env));
@@ -31,5 +43,7 @@ export async function runAgainstReference(options: ReferenceServerOptions, check
 }
 
 export function describeResults(results: CheckResult[]): string {
-  return results.map((r) => `${r.verdict.padEnd(12)} ${r.check}${r.rule ? ` (${r.rule})` : ''}${r.verdict !== 'pass' ? `\n${r.message}` : ''}`).join('\n');
+  return results
+    .map((r) => `${r.verdict.padEnd(12)} ${r.check}${r.rule ? ` (${r.rule})` : ''}${r.verdict !== 'pass' ? `\n${r.message}` : ''}`)
+    .join('\n');
 }

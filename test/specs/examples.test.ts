@@ -6,12 +6,18 @@ import { validateSchema, type Service } from '../../generators/index.ts';
 const SERVICES: Record<string, Service> = { 'order-automation': 'orders', 'swap-quote': 'quotes' };
 const ROOT = new URL('../../specs/examples/', import.meta.url);
 
-interface Example { schema: string; value: unknown; why?: string }
+interface Example {
+  schema: string;
+  value: unknown;
+  why?: string;
+}
 
 for (const [dir, service] of Object.entries(SERVICES)) {
   for (const kind of ['valid', 'invalid'] as const) {
     const folder = new URL(`${dir}/${kind}/`, ROOT);
-    const files = readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(folder)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     describe(`${dir} ${kind} examples`, () => {
       test('exist', () => expect(files.length).toBeGreaterThanOrEqual(10));
       test.each(files)('%s', (file) => {

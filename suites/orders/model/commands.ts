@@ -33,7 +33,11 @@ const everyFamily: Arb[] = [
   ...twice(order.map((i) => new ResumeOrder(i))),
   fc.tuple(order, fc.boolean()).map(([i, withdraw]) => new CancelOrder(i, withdraw)),
   order.map((i) => new RetryOrder(i)),
-  ...twice(fc.tuple(order, fc.constantFrom('confirm' as const, 'abandon' as const, 'leave' as const)).map(([i, then]) => new WithdrawOrder(i, then))),
+  ...twice(
+    fc
+      .tuple(order, fc.constantFrom('confirm' as const, 'abandon' as const, 'leave' as const))
+      .map(([i, then]) => new WithdrawOrder(i, then)),
+  ),
   ...twice(order.map((i) => new AbandonWithdrawal(i))),
   ...twice(seconds.map((s) => new AdvanceClock(s))),
   fc.constantFrom('swaps' as const, 'rpc' as const).map((fault) => new FailChain(fault)),
@@ -42,8 +46,10 @@ const everyFamily: Arb[] = [
 const COMMANDS: Record<Family, Arb[]> = {
   dca: [...everyFamily, fc.constant(new CreateOrder('dca')), order.map((i) => new ModifyOrder(i))],
   trigger: [
-    ...everyFamily, fc.constantFrom('stop_loss' as const, 'take_profit' as const, 'oco' as const).map((type) => new CreateOrder(type)),
-    order.map((i) => new ModifyOrder(i)), prices.map((p) => new MovePrice(p)),
+    ...everyFamily,
+    fc.constantFrom('stop_loss' as const, 'take_profit' as const, 'oco' as const).map((type) => new CreateOrder(type)),
+    order.map((i) => new ModifyOrder(i)),
+    prices.map((p) => new MovePrice(p)),
   ],
   slice: [...everyFamily, fc.constant(new CreateOrder('slice'))],
 };

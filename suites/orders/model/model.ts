@@ -1,20 +1,35 @@
 import { Keypair, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { findOperation } from '../../../generators/index.ts';
+import { dataOf, errorCode, is2xx } from '../../harness/answers.ts';
 import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { isObject } from '../../shared/values.ts';
-import { createOrder, DCA_PER_CYCLE, type Funded, fundUser, intentRequest, type IntentRequest, intentUser, NATIVE_MINT, type OrderType, postConfirm, postIntent, signedDeposit, TERMINAL_STATUSES } from '../orders.ts';
+import {
+  createOrder,
+  DCA_PER_CYCLE,
+  type Funded,
+  fundUser,
+  intentRequest,
+  type IntentRequest,
+  intentUser,
+  NATIVE_MINT,
+  type OrderType,
+  postConfirm,
+  postIntent,
+  signedDeposit,
+  TERMINAL_STATUSES,
+} from '../orders.ts';
 import { expectOrderInvariants, isSignature } from '../order-invariants.ts';
-import { dataOf, errorCode, is2xx, rateLimited, validateAgainstSpec } from '../users.ts';
-import { previewedAmount } from '../withdrawals.checks.ts';
+import { previewedAmount } from '../steps/withdrawals.ts';
+import { rateLimited, validateAgainstSpec } from '../users.ts';
 
 /**
  * The model of the model-based tests (STYLE.md 8): deliberately simpler than the service. Per order it remembers
  * what the last read showed (status, the cumulative counters, withdrawalStatus), what the last accepted move
  * promised, and what its pending order-level withdrawal holds of the balance's withdrawalPending; of the user it
  * remembers withdrawalPending per mint. After every command every order is read again (the passive invariants of
- * order-invariants.ts, USER_ORDER_RULES, on every read) and the reads are judged against the model:
+ * order-invariants.ts, on every read) and the reads are judged against the model:
  * - OA-STATE-002: a terminal status never changes (failed -> active only after a retry answered 2xx);
  * - OA-STATE-013: amountSpent, amountReceived and cyclesCompleted never decrease;
  * - OA-STATE-015: a completed withdrawal (order-level or the automatic return) stays completed;
@@ -91,7 +106,13 @@ export interface Real {
 
 /** At most this many orders per sequence (the setup's one included). */
 export const MAX_ORDERS = 3;
-const DETAIL: Record<OrderType, string> = { dca: '/dca', stop_loss: '/stop-loss', take_profit: '/take-profit', oco: '/oco', slice: '/slice' };
+const DETAIL: Record<OrderType, string> = {
+  dca: '/dca',
+  stop_loss: '/stop-loss',
+  take_profit: '/take-profit',
+  oco: '/oco',
+  slice: '/slice',
+};
 const MOVED_TO: Record<Move, string> = { pause: 'paused', resume: 'active', retry: 'active', cancel: 'cancelled' };
 /** States an active order reaches by itself (a cycle, a fill, a failed swap, expiry). */
 const BY_ITSELF = ['completed', 'failed', 'expired'];
@@ -135,7 +156,15 @@ export const isTerminal = (o: OrderModel) => TERMINAL_STATUSES.includes(o.status
 export async function call(m: Model, r: Real, method: string, path: string, json?: unknown): Promise<Exchange | undefined> {
   const op = findOperation('orders', method, path);
   if (!op) throw new Error(`${method} ${path} is no operation of the orders spec`);
-  const ex = await r.t.orders.request({ method, path, json, headers: { 'X-Service-User': r.user.sub }, retry: false, validate: false, operationId: op.operationId });
+  const ex = await r.t.orders.request({
+    method,
+    path,
+    json,
+    headers: { 'X-Service-User': r.user.sub },
+    retry: false,
+    validate: false,
+    operationId: op.operationId,
+  });
   rateLimited(ex);
   if (ex.response.status === 404 && errorCode(ex) === 'NOT_FOUND') {
     m.unserved.add(`${method} ${op.path}`);
@@ -194,7 +223,10 @@ export async function addOrder(m: Model, r: Real, type: OrderType): Promise<void
   const intent = await postIntent(r.t, r.user.sub, requestFor(type, r.outputMint));
   const data = dataOf(intent);
   if (!is2xx(intent) || typeof data?.transaction !== 'string') return;
-  const confirm = await postConfirm(r.t, r.user.sub, { pendingOrderId: data.pendingOrderId, signedTransaction: signedDeposit({ data, ex: intent }, r.user) });
+  const confirm = await postConfirm(r.t, r.user.sub, {
+    pendingOrderId: data.pendingOrderId,
+    signedTransaction: signedDeposit({ data, ex: intent }, r.user),
+  });
   const order = dataOf(confirm)?.order;
   if (is2xx(confirm) && isObject(order) && typeof order.id === 'string') m.orders.push(modelOf(m, type, order));
 }
@@ -245,20 +277,28 @@ function judge(r: Real, o: OrderModel, order: Record<string, unknown>, ex: Excha
   const seen = { status, previousStatus: order.previousStatus, before: o.status, promised: o.promised ?? null };
   if (TERMINAL_STATUSES.includes(o.status) && !(o.status === 'failed' && o.promised === 'retry')) {
     t.expect('OA-STATE-002', status === o.status, {
-      documented: `order ${o.id} was ${o.status}, a terminal status, and never changes status again`, received: seen, exchange: ex,
+      documented: `order ${o.id} was ${o.status}, a terminal status, and never changes status again`,
+      received: seen,
+      exchange: ex,
     });
   }
   if (o.withdrawalStatus === 'completed') {
     t.expect('OA-STATE-015', order.withdrawalStatus === 'completed', {
-      documented: `order ${o.id} had withdrawalStatus completed, which stays completed`, received: { withdrawalStatus: order.withdrawalStatus }, exchange: ex,
+      documented: `order ${o.id} had withdrawalStatus completed, which stays completed`,
+      received: { withdrawalStatus: order.withdrawalStatus },
+      exchange: ex,
     });
   }
   if (o.promised) {
     const to = MOVED_TO[o.promised];
-    const reached = status === to || (status === 'executing' && order.previousStatus === to) ||
+    const reached =
+      status === to ||
+      (status === 'executing' && order.previousStatus === to) ||
       ((o.promised === 'resume' || o.promised === 'retry') && BY_ITSELF.includes(status));
     t.expect(o.promised === 'resume' && o.status === 'paused' ? 'OA-RESUME-001' : 'OA-STATE-014', reached, {
-      documented: `after ${o.promised} was accepted the order reads ${to} (or executing with previousStatus ${to})`, received: seen, exchange: ex,
+      documented: `after ${o.promised} was accepted the order reads ${to} (or executing with previousStatus ${to})`,
+      received: seen,
+      exchange: ex,
     });
   }
   judgeWithdrawal(r, o, order, ex);
@@ -270,7 +310,9 @@ function judge(r: Real, o: OrderModel, order: Record<string, unknown>, ex: Excha
   for (const [name, before, now] of counters) {
     if (before === undefined || now === undefined) continue;
     t.expect('OA-STATE-013', now >= before, {
-      documented: `${name} of order ${o.id} never decreases from one read to the next`, received: { before: String(before), now: String(now) }, exchange: ex,
+      documented: `${name} of order ${o.id} never decreases from one read to the next`,
+      received: { before: String(before), now: String(now) },
+      exchange: ex,
     });
   }
 }
@@ -278,20 +320,32 @@ function judge(r: Real, o: OrderModel, order: Record<string, unknown>, ex: Excha
 /** The order-level withdrawal step of `o` as its read shows it (OA-OWD-002, OA-OWD-005, OA-OWD-006). */
 function judgeWithdrawal(r: Real, o: OrderModel, order: Record<string, unknown>, ex: Exchange): void {
   const move = o.withdrawal;
-  const received = { withdrawalStatus: order.withdrawalStatus, withdrawalRequestedAt: order.withdrawalRequestedAt, withdrawalCompletedAt: order.withdrawalCompletedAt, withdrawalTxHash: order.withdrawalTxHash };
+  const received = {
+    withdrawalStatus: order.withdrawalStatus,
+    withdrawalRequestedAt: order.withdrawalRequestedAt,
+    withdrawalCompletedAt: order.withdrawalCompletedAt,
+    withdrawalTxHash: order.withdrawalTxHash,
+  };
   if (move?.kind === 'build') {
     r.t.expect('OA-OWD-002', order.withdrawalStatus === 'pending' && typeof order.withdrawalRequestedAt === 'string', {
-      documented: `after POST /orders/${o.id}/withdraw answered 2xx the order reads withdrawalStatus pending with withdrawalRequestedAt set`, received, exchange: ex,
+      documented: `after POST /orders/${o.id}/withdraw answered 2xx the order reads withdrawalStatus pending with withdrawalRequestedAt set`,
+      received,
+      exchange: ex,
     });
   }
   if (move?.kind === 'confirm') {
     r.t.expect('OA-OWD-005', order.withdrawalStatus === 'completed' && typeof order.withdrawalCompletedAt === 'string', {
-      documented: `after POST /orders/${o.id}/withdraw/confirm answered 2xx the order reads withdrawalStatus completed with withdrawalCompletedAt set`, received, exchange: ex,
+      documented: `after POST /orders/${o.id}/withdraw/confirm answered 2xx the order reads withdrawalStatus completed with withdrawalCompletedAt set`,
+      received,
+      exchange: ex,
     });
     const signature = feePayerSignature(move.signedTransaction, r.user.userPubkey);
     r.t.expect('OA-OWD-006', signature ? order.withdrawalTxHash === signature : isSignature(order.withdrawalTxHash), {
-      documented: signature ? `withdrawalTxHash is the submitted transaction's signature ${signature}` : 'withdrawalTxHash a signature (the fee payer is not the user: its signature is not known to the suite)',
-      received, exchange: ex,
+      documented: signature
+        ? `withdrawalTxHash is the submitted transaction's signature ${signature}`
+        : 'withdrawalTxHash a signature (the fee payer is not the user: its signature is not known to the suite)',
+      received,
+      exchange: ex,
     });
   }
 }
@@ -310,19 +364,30 @@ async function judgeBalances(m: Model, r: Real, everyOrderRead: boolean): Promis
   const pending = new Map<string, bigint>();
   for (const row of rows) {
     if (!isObject(row)) continue;
-    const [total, locked, withdrawalPending, available] = [row.totalBalance, row.lockedForFutureTxns, row.withdrawalPending, row.availableToWithdraw].map(amount);
+    const [total, locked, withdrawalPending, available] = [
+      row.totalBalance,
+      row.lockedForFutureTxns,
+      row.withdrawalPending,
+      row.availableToWithdraw,
+    ].map(amount);
     if (typeof row.mint === 'string' && withdrawalPending !== undefined) pending.set(row.mint, withdrawalPending);
     if (total === undefined || locked === undefined || withdrawalPending === undefined || available === undefined) continue;
     const free = total - locked - withdrawalPending;
     r.t.expect('OA-BAL-007', available === (free > 0n ? free : 0n), {
-      documented: 'availableToWithdraw = max(totalBalance - lockedForFutureTxns - withdrawalPending, 0) in every balance row', received: row, exchange: ex,
+      documented: 'availableToWithdraw = max(totalBalance - lockedForFutureTxns - withdrawalPending, 0) in every balance row',
+      received: row,
+      exchange: ex,
     });
   }
   if (everyOrderRead && !m.orders.some(withdrawing)) {
     const held = [...pending].filter(([, value]) => value !== 0n);
     r.t.expect('OA-BAL-014', held.length === 0, {
       documented: 'withdrawalPending 0 on every row: no order of the user reads withdrawalStatus pending',
-      received: { withdrawalPending: Object.fromEntries(held.map(([mint, value]) => [mint, value.toString()])), orders: m.orders.map((o) => `${o.id} ${o.withdrawalStatus}`) }, exchange: ex,
+      received: {
+        withdrawalPending: Object.fromEntries(held.map(([mint, value]) => [mint, value.toString()])),
+        orders: m.orders.map((o) => `${o.id} ${o.withdrawalStatus}`),
+      },
+      exchange: ex,
     });
   }
   const before = m.withdrawalPending;
@@ -334,36 +399,57 @@ async function judgeBalances(m: Model, r: Real, everyOrderRead: boolean): Promis
  * What the order-level withdrawal step of `o` did to withdrawalPending, from the read before the step to the read
  * after it (OA-OWD-003, OA-OWD-007, OA-OWD-011), and what the order's withdrawal holds from then on.
  */
-function judgeReservation(r: Real, o: OrderModel, before: ReadonlyMap<string, bigint>, now: ReadonlyMap<string, bigint>, ex: Exchange): void {
+function judgeReservation(
+  r: Real,
+  o: OrderModel,
+  before: ReadonlyMap<string, bigint>,
+  now: ReadonlyMap<string, bigint>,
+  ex: Exchange,
+): void {
   const move = o.withdrawal;
   if (!move) return;
   const was = (mint: string) => before.get(mint) ?? 0n;
   const is = (mint: string) => now.get(mint) ?? 0n;
   const rise = () => new Map([...now.keys()].filter((mint) => is(mint) > was(mint)).map((mint) => [mint, is(mint) - was(mint)]));
-  const show = (mints: Iterable<string>, expected: (mint: string) => bigint) => [...mints].map((mint) => ({ mint, before: was(mint).toString(), expected: expected(mint).toString(), now: is(mint).toString() }));
+  const show = (mints: Iterable<string>, expected: (mint: string) => bigint) =>
+    [...mints].map((mint) => ({ mint, before: was(mint).toString(), expected: expected(mint).toString(), now: is(mint).toString() }));
   const released = (rule: string, what: string, held: ReadonlyMap<string, bigint>) => {
     const rows = show(held.keys(), (mint) => was(mint) - held.get(mint)!);
-    r.t.expect(rule, rows.every((row) => row.now === row.expected), {
-      documented: `${what} releases what the withdrawal of order ${o.id} held of withdrawalPending`, received: rows, exchange: ex,
-    });
+    r.t.expect(
+      rule,
+      rows.every((row) => row.now === row.expected),
+      {
+        documented: `${what} releases what the withdrawal of order ${o.id} held of withdrawalPending`,
+        received: rows,
+        exchange: ex,
+      },
+    );
   };
   /** Nothing pending before the step, so nothing held after it: withdrawalPending of the order's mints as before. */
   const nothing = new Map([o.inputMint, o.outputMint].flatMap((mint) => (mint ? [[mint, 0n] as const] : [])));
   switch (move.kind) {
     case 'build': {
       if (move.from !== 'none') return;
-      const previewed = new Map([o.inputMint, o.outputMint].flatMap((mint) => {
-        const value = mint === undefined ? undefined : previewedAmount(move.preview, mint);
-        return mint !== undefined && value !== undefined ? [[mint, value] as const] : [];
-      }));
+      const previewed = new Map(
+        [o.inputMint, o.outputMint].flatMap((mint) => {
+          const value = mint === undefined ? undefined : previewedAmount(move.preview, mint);
+          return mint !== undefined && value !== undefined ? [[mint, value] as const] : [];
+        }),
+      );
       if (previewed.size === 0) {
         r.t.note(`withdrawalAmounts of order ${o.id} names neither of its mints: ${JSON.stringify(move.preview)} (OA-OWD-003 not judged)`);
         return;
       }
       const rows = show(previewed.keys(), (mint) => was(mint) + previewed.get(mint)!);
-      r.t.expect('OA-OWD-003', rows.every((row) => row.now === row.expected), {
-        documented: `withdrawalPending of each mint of order ${o.id} rises by its previewed amount after the build`, received: { rows, preview: move.preview }, exchange: ex,
-      });
+      r.t.expect(
+        'OA-OWD-003',
+        rows.every((row) => row.now === row.expected),
+        {
+          documented: `withdrawalPending of each mint of order ${o.id} rises by its previewed amount after the build`,
+          received: { rows, preview: move.preview },
+          exchange: ex,
+        },
+      );
       o.reserved = rise();
       return;
     }

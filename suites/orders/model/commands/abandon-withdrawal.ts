@@ -1,5 +1,5 @@
 import type fc from 'fast-check';
-import { is2xx } from '../../users.ts';
+import { is2xx } from '../../../harness/answers.ts';
 import { call, heldWithdrawal, observe, orderPreferring, served, withdrawing, withdrew, type Model, type Real } from '../model.ts';
 
 /** POST /orders/{orderId}/withdraw/abandon of an order whose withdrawal is pending (any order when none is): releases it (idempotent). */

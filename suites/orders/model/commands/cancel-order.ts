@@ -1,5 +1,5 @@
 import type fc from 'fast-check';
-import { is2xx } from '../../users.ts';
+import { is2xx } from '../../../harness/answers.ts';
 import { accepted, call, heldWithdrawal, isTerminal, observe, orderPreferring, served, withdrew, type Model, type Real } from '../model.ts';
 
 /**
@@ -7,7 +7,10 @@ import { accepted, call, heldWithdrawal, isTerminal, observe, orderPreferring, s
  * order still running (any order when none is).
  */
 export class CancelOrder implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly index: number, readonly withdraw: boolean) {}
+  constructor(
+    readonly index: number,
+    readonly withdraw: boolean,
+  ) {}
   check = (m: Readonly<Model>) => served(m, 'POST /orders/{orderId}/cancel');
   async run(m: Model, r: Real): Promise<void> {
     const order = orderPreferring(m, this.index, (o) => !isTerminal(o));

@@ -1,7 +1,7 @@
 import type fc from 'fast-check';
+import { dataOf, is2xx } from '../../../harness/answers.ts';
 import { isObject } from '../../../shared/values.ts';
 import { signedWithdrawal } from '../../orders.ts';
-import { dataOf, is2xx } from '../../users.ts';
 import { call, heldWithdrawal, isTerminal, observe, orderPreferring, served, withdrew, type Model, type Real } from '../model.ts';
 
 /** What follows the build: its confirm, its abandon, or nothing (the withdrawal stays pending). */
@@ -14,7 +14,10 @@ export type AfterBuild = 'confirm' | 'abandon' | 'leave';
  * (O12); with `abandon`, POST /orders/{orderId}/withdraw/abandon releases it; with `leave`, it stays pending.
  */
 export class WithdrawOrder implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly index: number, readonly then: AfterBuild) {}
+  constructor(
+    readonly index: number,
+    readonly then: AfterBuild,
+  ) {}
   check = (m: Readonly<Model>) => served(m, 'POST /orders/{orderId}/withdraw');
   async run(m: Model, r: Real): Promise<void> {
     const order = orderPreferring(m, this.index, (o) => isTerminal(o) && o.withdrawalStatus !== 'completed');
@@ -22,7 +25,12 @@ export class WithdrawOrder implements fc.AsyncCommand<Model, Real> {
     const built = await call(m, r, 'POST', `/orders/${order.id}/withdraw`, {});
     const data = built && is2xx(built) ? dataOf(built) : undefined;
     if (built && is2xx(built)) withdrew(order, { kind: 'build', from, preview: data?.withdrawalAmounts });
-    if (this.then === 'confirm' && isObject(data) && typeof data.transaction === 'string' && served(m, 'POST /orders/{orderId}/withdraw/confirm')) {
+    if (
+      this.then === 'confirm' &&
+      isObject(data) &&
+      typeof data.transaction === 'string' &&
+      served(m, 'POST /orders/{orderId}/withdraw/confirm')
+    ) {
       const signedTransaction = signedWithdrawal({ ex: built!, base64: data.transaction }, r.user);
       const confirmed = await call(m, r, 'POST', `/orders/${order.id}/withdraw/confirm`, { signedTransaction });
       if (confirmed && is2xx(confirmed)) withdrew(order, { kind: 'confirm', from, signedTransaction });

@@ -1,0 +1,390 @@
+import { SystemProgram, Transaction } from '@solana/web3.js';
+import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
+import { type Check, defineCheck, type CheckContext } from '../harness/check.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { isObject } from '../shared/values.ts';
+import { signedByThrowaway } from './signing-gate.ts';
+import {
+  createOrder,
+  depositAmount,
+  type Funded,
+  type Intent,
+  intentRequest,
+  intentUser,
+  pendingIntent,
+  postConfirm,
+  signedDeposit,
+  usdc,
+} from './orders.ts';
+import { orderIds, userWithIntent } from './steps/create.ts';
+import { managerBalance } from './steps/dca.ts';
+import { type ErrorAnswer, expectError, expectErrorEnvelope } from './steps/expect.ts';
+import { asUser, correctBody, otherTenantKey, postOnboard, testWallet, throwawayWallet } from './users.ts';
+
+/**
+ * POST /orders/confirm (area CONF: "Orders: create"; Errors, Orders and transactions): the confirm of a signed deposit,
+ * its documented refusals (missing fields, a transaction that is not one, a second confirm, another user's or tenant's
+ * pending order, a running slice) and the 5-minute window. Tampered and wrongly signed deposits are judged in
+ * confirm-tamper.checks.ts.
+ */
+
+/**
+ * Confirms of the user's own pending order that the document refuses, one row per check: the bodies sent (each named
+ * by what is wrong with it) and the answer each gets. A row citing OA-ENV-002 also judges the failure envelope.
+ */
+interface BadConfirm {
+  name: string;
+  /** The rule the answer judges first. */
+  rules: Check['rules'];
+  answer: ErrorAnswer;
+  bodies(intent: Intent, user: Funded): Record<string, Record<string, unknown>>;
+}
+
+const BAD_CONFIRMS: readonly BadConfirm[] = [
+  {
+    name: 'confirm-without-pending-order-id-or-signed-transaction-answers-400-missing-params',
+    rules: ['OA-CONF-015', 'OA-ENV-002'],
+    answer: { status: 400, codes: ['MISSING_PARAMS'] },
+    bodies: (intent, user) => {
+      const signedTransaction = signedDeposit(intent, user);
+      return {
+        'only pendingOrderId': { pendingOrderId: intent.pendingOrderId },
+        'only signedTransaction': { signedTransaction },
+        neither: {},
+      };
+    },
+  },
+  {
+    // The Errors table; the spec lists SUBMIT_FAILED under 500 only.
+    name: 'confirm-with-a-signed-transaction-that-is-not-base64-answers-500-submit-failed',
+    rules: ['OA-CONF-016', 'OA-ENV-002'],
+    answer: { status: 500, codes: ['SUBMIT_FAILED'] },
+    bodies: (intent) => ({
+      'a signedTransaction that is not base64': { pendingOrderId: intent.pendingOrderId, signedTransaction: '%%% not base64 %%%' },
+    }),
+  },
+  {
+    // Valid base64 of bytes that are no transaction of the expected shape ("bad base64, wrong shape").
+    name: 'confirm-with-base64-that-is-no-transaction-answers-500-submit-failed',
+    rules: ['OA-CONF-016', 'OA-ENV-002'],
+    answer: { status: 500, codes: ['SUBMIT_FAILED'] },
+    bodies: (intent) => {
+      const bytes = Buffer.from(intent.transaction, 'base64');
+      const shapes: Record<string, string> = {
+        'three zero bytes': 'AAAA',
+        'a line of text': Buffer.from('this is not a solana transaction').toString('base64'),
+        'the deposit transaction cut in half': bytes.subarray(0, Math.floor(bytes.length / 2)).toString('base64'),
+      };
+      return Object.fromEntries(
+        Object.entries(shapes).map(([what, signedTransaction]) => [
+          `base64 of ${what}`,
+          { pendingOrderId: intent.pendingOrderId, signedTransaction },
+        ]),
+      );
+    },
+  },
+  {
+    name: 'confirm-of-the-unsigned-transaction-answers-500-submit-failed',
+    rules: ['OA-CONF-017'],
+    answer: { status: 500, codes: ['SUBMIT_FAILED'] },
+    bodies: (intent) => ({
+      "the unsigned transaction sent back without the user's signature": {
+        pendingOrderId: intent.pendingOrderId,
+        signedTransaction: intent.transaction,
+      },
+    }),
+  },
+];
+
+function badConfirm({ name, rules, answer, bodies }: BadConfirm) {
+  return defineCheck({
+    name,
+    service: 'orders',
+    rules,
+    profile: 'full',
+    needs: ['funding'],
+    async run(t: CheckContext) {
+      const { user, intent } = await userWithIntent(t);
+      for (const [what, body] of Object.entries(bodies(intent, user))) {
+        const ex = await postConfirm(t, user.sub, body);
+        expectError(t, rules[0]!, ex, {
+          ...answer,
+          documented: `${answer.status} ${answer.codes.join(' or ')} for a confirm with ${what}`,
+        });
+        if (rules.includes('OA-ENV-002')) expectErrorEnvelope(t, ex);
+      }
+    },
+  });
+}
+
+const badConfirms = BAD_CONFIRMS.map(badConfirm);
+
+const confirmTwice = defineCheck({
+  name: 'second-confirm-of-a-consumed-pending-order-answers-400-invalid-status',
+  service: 'orders',
+  rules: ['OA-CONF-001', 'OA-CONF-012', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, intent } = await userWithIntent(t);
+    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
+    const first = await postConfirm(t, user.sub, body);
+    t.expect('OA-CONF-001', is2xx(first), {
+      documented: 'the first confirm of the signed, unchanged transaction answers 2xx',
+      received: failureOf(first),
+      exchange: first,
+    });
+    const ex = await postConfirm(t, user.sub, body);
+    expectError(t, 'OA-CONF-012', ex, {
+      status: 400,
+      codes: ['INVALID_STATUS'],
+      documented: '400 INVALID_STATUS for a second confirm of a consumed pendingOrderId (no idempotency key)',
+    });
+    expectErrorEnvelope(t, ex);
+  },
+});
+
+const confirmNeverInvalidTransaction = defineCheck({
+  name: 'confirm-never-answers-invalid-transaction-for-a-structural-problem',
+  service: 'orders',
+  rules: ['OA-CONF-018'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, intent } = await userWithIntent(t);
+    for (const signedTransaction of ['%%% not base64 %%%', 'AAAA', intent.transaction]) {
+      const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
+      t.expect('OA-CONF-018', errorCode(ex) !== 'INVALID_TRANSACTION', {
+        documented: 'POST /orders/confirm reports structural problems as SUBMIT_FAILED, never INVALID_TRANSACTION',
+        received: failureOf(ex),
+        exchange: ex,
+      });
+    }
+  },
+});
+
+const confirmOtherUser = defineCheck({
+  name: 'confirm-of-another-users-pending-order-answers-403-forbidden',
+  service: 'orders',
+  rules: ['OA-CONF-013'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const owner = await intentUser(t, true);
+    const other = await intentUser(t, true);
+    const intent = await pendingIntent(t, owner);
+    const ex = await postConfirm(t, other.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, owner) });
+    expectError(t, 'OA-CONF-013', ex, {
+      status: 403,
+      codes: ['FORBIDDEN'],
+      documented: `403 FORBIDDEN when ${other.sub} confirms the pending order of ${owner.sub} (same tenant)`,
+    });
+  },
+});
+
+const confirmOtherTenant = defineCheck({
+  name: 'confirm-of-another-tenants-pending-order-answers-403-forbidden',
+  service: 'orders',
+  rules: ['OA-CONF-014'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const owner = await intentUser(t, true);
+    const intent = await pendingIntent(t, owner);
+    const tenant = await otherTenantKey(t);
+    const wallet = testWallet(t);
+    const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), tenant.apiKey);
+    if (!is2xx(onboard))
+      throw new SetupFailed(
+        `onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`,
+        onboard,
+      );
+    const ex = await asUser(t, wallet.sub, {
+      method: 'POST',
+      path: '/orders/confirm',
+      headers: { 'X-Service-Key': tenant.apiKey },
+      json: { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, owner) },
+    });
+    expectError(t, 'OA-CONF-014', ex, {
+      status: 403,
+      codes: ['FORBIDDEN'],
+      documented: '403 FORBIDDEN when a user of another tenant confirms the pending order',
+    });
+  },
+});
+
+const confirmUnknown = defineCheck({
+  name: 'confirm-of-an-unknown-pending-order-answers-4xx',
+  service: 'orders',
+  rules: ['OA-CONF-019'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const user = await intentUser(t, false);
+    // A well-formed signed transaction, so that only the unknown pendingOrderId is wrong.
+    const payer = throwawayWallet();
+    const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: throwawayWallet().publicKey.toBase58() }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: throwawayWallet().publicKey, lamports: 1 }),
+    );
+    const signedTransaction = signedByThrowaway(tx, payer);
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: '3f2b8c1e-9a4d-4e7b-8c21-5d6f7a8b9c0d', signedTransaction });
+    t.expect('OA-CONF-019', ex.response.status >= 400 && ex.response.status < 500, {
+      documented: '4xx (NOT_FOUND or INVALID_STATE) for a confirm of a pendingOrderId that was never issued',
+      received: failureOf(ex),
+      exchange: ex,
+    });
+  },
+});
+
+const sliceRace = defineCheck({
+  name: 'second-slice-confirmed-while-one-is-running-answers-409-active-burst-exists-and-the-deposit-lands',
+  service: 'orders',
+  rules: ['OA-CONF-020', 'OA-CONF-021'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const first = await createOrder(t, user, intentRequest('slice'));
+    const second = await pendingIntent(t, user, intentRequest('slice'));
+    const before = await managerBalance(t, user, usdc());
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: second.pendingOrderId, signedTransaction: signedDeposit(second, user) });
+    if (is2xx(ex)) {
+      // ASSUMED (OA-CONF-020): one running slice per user. Only a first slice that has stopped running excuses a 2xx.
+      const detail = await asUser(t, user.sub, { method: 'GET', path: `/slice/${first.orderId}` });
+      const status = isObject(dataOf(detail)?.order) ? (dataOf(detail)!.order as Record<string, unknown>).status : undefined;
+      if (status !== 'active' && status !== 'executing')
+        t.skip(`the second slice was confirmed after the first stopped running (${String(status)}): no race happened`);
+      t.fail('OA-CONF-020', {
+        documented: `409 ACTIVE_BURST_EXISTS for a second slice confirmed while the first (${first.orderId}) is ${String(status)}`,
+        received: failureOf(ex),
+        exchange: ex,
+      });
+    }
+    expectError(t, 'OA-CONF-020', ex, {
+      status: 409,
+      codes: ['ACTIVE_BURST_EXISTS'],
+      documented: "409 ACTIVE_BURST_EXISTS for a second slice confirmed while the user's first slice is running",
+    });
+    const after = await managerBalance(t, user, usdc());
+    t.expect('OA-CONF-021', after - before === BigInt(depositAmount(second.request)), {
+      documented: `the deposit landed: the manager's USDC grew by ${depositAmount(second.request)}`,
+      received: { before: before.toString(), after: after.toString() },
+      exchange: ex,
+    });
+    const { ex: list, ids } = await orderIds(t, user.sub, 'slice');
+    t.expect('OA-CONF-021', ids.length === 1 && ids[0] === first.orderId, {
+      documented: `no order exists for the lost slice: the user's only slice order is ${first.orderId}`,
+      received: ids,
+      exchange: list,
+    });
+  },
+});
+
+const depositSignature = defineCheck({
+  name: 'confirm-tx-signature-is-the-signature-of-the-deposit-record',
+  service: 'orders',
+  rules: ['OA-CONF-003'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const created = await createOrder(t, user);
+    const ex = await asUser(t, user.sub, { method: 'GET', path: `/orders/${created.orderId}/deposit` });
+    const d = dataOf(ex);
+    t.expect('OA-CONF-003', is2xx(ex) && d?.txSignature === created.txSignature, {
+      documented: `the deposit record's txSignature is the confirm's ${created.txSignature}`,
+      received: failureOf(ex),
+      exchange: ex,
+    });
+  },
+});
+
+const sliceListed = defineCheck({
+  name: 'confirmed-slice-is-listed-and-served-by-get-slice',
+  service: 'orders',
+  rules: ['OA-CONF-006'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const created = await createOrder(t, user, intentRequest('slice'));
+    const { ex: list, ids } = await orderIds(t, user.sub, 'slice');
+    t.expect('OA-CONF-006', ids.includes(created.orderId), {
+      documented: `GET /me/orders lists the confirmed slice ${created.orderId}`,
+      received: ids,
+      exchange: list,
+    });
+    const ex = await asUser(t, user.sub, { method: 'GET', path: `/slice/${created.orderId}` });
+    t.expect('OA-CONF-006', is2xx(ex), {
+      documented: `GET /slice/${created.orderId} answers 2xx for the confirmed slice`,
+      received: failureOf(ex),
+      exchange: ex,
+    });
+  },
+});
+
+const confirmInsideWindow = defineCheck({
+  name: 'confirm-just-inside-the-five-minute-window-succeeds',
+  service: 'orders',
+  rules: ['OA-CONF-008'],
+  profile: 'full',
+  needs: ['funding', 'clock'],
+  async run(t: CheckContext) {
+    const { user, intent } = await userWithIntent(t);
+    await t.control.advanceClock(4 * 60 + 50);
+    t.note("the target's virtual clock was advanced by 290 seconds (shared time)");
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
+    t.expect('OA-CONF-008', is2xx(ex), {
+      documented: '2xx for a confirm 4 minutes 50 seconds after the intent',
+      received: failureOf(ex),
+      exchange: ex,
+    });
+  },
+});
+
+/**
+ * Last of the group on purpose: it moves the target's virtual clock 5 minutes and 1 second forward, shared time for
+ * every later check (the service's time is read from the clock by the checks that need it).
+ */
+const confirmLate = defineCheck({
+  name: 'confirm-after-the-five-minute-window-answers-400-expired',
+  service: 'orders',
+  rules: ['OA-CONF-007', 'OA-CONF-009', 'OA-ENV-002'],
+  profile: 'full',
+  needs: ['funding', 'clock'],
+  async run(t: CheckContext) {
+    const { user, intent } = await userWithIntent(t);
+    const signedTransaction = signedDeposit(intent, user);
+    await t.control.advanceClock(5 * 60 + 1);
+    t.note("the target's virtual clock was advanced by 301 seconds (shared time)");
+    const ex = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction });
+    const code = errorCode(ex);
+    // OA-CONF-009 (UNKNOWNS): TRANSACTION_EXPIRED and INVALID_STATE also describe a late confirm; only another class of answer fails.
+    if (ex.response.status === 400 && (code === 'TRANSACTION_EXPIRED' || code === 'INVALID_STATE')) {
+      t.note(`a late confirm answered 400 ${code} (accepted, OA-CONF-009) rather than 400 EXPIRED`);
+    }
+    expectError(t, 'OA-CONF-007', ex, {
+      status: 400,
+      codes: ['EXPIRED', 'TRANSACTION_EXPIRED', 'INVALID_STATE'],
+      documented: '400 EXPIRED for a confirm after the 5-minute window (TRANSACTION_EXPIRED or INVALID_STATE also accepted, OA-CONF-009)',
+    });
+    expectErrorEnvelope(t, ex);
+  },
+});
+
+/**
+ * The group in running order (a module namespace lists its exports alphabetically, an array keeps this order): the
+ * clock-advancing confirms run last.
+ */
+export const confirmChecks = [
+  ...badConfirms,
+  confirmTwice,
+  confirmNeverInvalidTransaction,
+  confirmOtherUser,
+  confirmOtherTenant,
+  confirmUnknown,
+  sliceRace,
+  depositSignature,
+  sliceListed,
+  confirmInsideWindow,
+  confirmLate,
+];

@@ -1,0 +1,159 @@
+import { Keypair } from '@solana/web3.js';
+import fc from 'fast-check';
+import { dataOf, is2xx } from '../../harness/answers.ts';
+import type { CheckContext } from '../../harness/check.ts';
+import type { Exchange } from '../../harness/exchange.ts';
+import { SetupFailed } from '../../harness/failure.ts';
+import { isObject } from '../../shared/values.ts';
+import { createOrder, type Funded, intentRequest, intentUser } from '../orders.ts';
+import { asUser } from '../users.ts';
+
+/**
+ * The market every trigger check trades in (area TRIG; triggers.checks.ts, trigger-fills.checks.ts,
+ * trigger-patch.checks.ts): placing, moving, reading and walking trigger orders.
+ *
+ * Each check trades in a market of its own: two fresh test mints funded and priced through the control API, the
+ * output at 1 USD and the input at p USD. The pair price ("a pair ratio scaled by priceDecimals", output per input)
+ * is then p exactly: every pair the checks set has six decimals at most, so no rounding is ever judged, and one tick
+ * (1 unit of the scaled price) is as easy to set as any other. Nothing another check does moves these prices, and
+ * nothing here moves anyone else's. After each price move the clock advances a little (a target that polls its oracle
+ * gets the time to see it). A fill in flight (`executing`) counts as fired. "Price reaches the trigger" (States and
+ * transitions): a stop fires at its trigger or below, a take-profit at its trigger or above; the firing properties walk
+ * the exact trigger and one tick on either side of it.
+ */
+
+export type Order = Record<string, unknown>;
+export type TriggerType = 'stop_loss' | 'take_profit' | 'oco';
+
+export const PATHS: Record<TriggerType, string> = { stop_loss: '/stop-loss', take_profit: '/take-profit', oco: '/oco' };
+export const PRICE_DECIMALS = 6;
+/** The pair prices (scaled by 10^6) the walks choose from. */
+const PAIRS: readonly bigint[] = [2_000_000n, 1_600_000n, 1_250_000n, 1_000_000n, 800_000n, 625_000n, 500_000n, 400_000n];
+export const START = 1_000_000n;
+export const AMOUNT = '12000000';
+export const STEP_SECONDS = 30;
+export const FIRED = ['executing', 'completed'];
+/** Random walks over PAIRS and the given extra pair prices. */
+export const path = (maxLength = 5, extra: readonly bigint[] = []) =>
+  fc.array(fc.constantFrom(...PAIRS, ...extra), { minLength: 1, maxLength });
+/** Each trigger and one tick on either side of it. */
+export const ticksAround = (...triggers: bigint[]) => triggers.flatMap((trigger) => [trigger - 1n, trigger, trigger + 1n]);
+/** The input's USD price that makes the pair `pair` (the output at 1 USD): the scaled pair as a decimal. */
+export const inputUsd = (pair: bigint) => `${pair / 1_000_000n}.${(pair % 1_000_000n).toString().padStart(6, '0')}`;
+export const runs = (t: CheckContext) => Math.min(t.env.numRuns, 3);
+
+export interface Market {
+  user: Funded;
+  input: string;
+  output: string;
+}
+
+/** A funded user and a market of two fresh mints, both at 1 USD (the pair at START). */
+export async function market(t: CheckContext): Promise<Market> {
+  const user = await intentUser(t, false);
+  const input = Keypair.generate().publicKey.toBase58();
+  const output = Keypair.generate().publicKey.toBase58();
+  await t.control.fund(user.userPubkey, 'native', '1000000000');
+  await t.control.fund(user.userPubkey, input, '1000000000');
+  await t.control.fund(Keypair.generate().publicKey.toBase58(), output, '1');
+  await t.control.setPrice(input, inputUsd(START));
+  await t.control.setPrice(output, '1');
+  return { user, input, output };
+}
+
+/** The pair at `pair` (the input's USD price); the clock then moves on a little. */
+export async function move(t: CheckContext, m: Market, pair: bigint): Promise<void> {
+  await t.control.setPrice(m.input, inputUsd(pair));
+  await t.control.advanceClock(STEP_SECONDS);
+}
+
+/** A confirmed order of `type` selling AMOUNT at priceDecimals 6, created at the pair price 1. */
+export async function place(t: CheckContext, m: Market, type: TriggerType, values: Record<string, unknown>): Promise<string> {
+  await t.control.setPrice(m.input, inputUsd(START));
+  const request = intentRequest(type, {
+    inputMint: m.input,
+    outputMint: m.output,
+    config: { amount: AMOUNT, priceDecimals: PRICE_DECIMALS, ...values },
+  });
+  return (await createOrder(t, m.user, request)).orderId;
+}
+
+export async function read(t: CheckContext, sub: string, type: TriggerType, id: string): Promise<{ ex: Exchange; order: Order }> {
+  const ex = await asUser(t, sub, { path: `${PATHS[type]}/${id}` });
+  const order = dataOf(ex);
+  if (!is2xx(ex) || !order) throw new SetupFailed(`GET ${PATHS[type]}/${id} answered ${ex.response.status}`, ex);
+  return { ex, order };
+}
+
+export async function executions(t: CheckContext, sub: string, id: string): Promise<{ ex: Exchange; rows: Order[] }> {
+  const ex = await asUser(t, sub, { path: `/orders/${id}/executions` });
+  const body = ex.response.body;
+  const rows = isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject) : undefined;
+  if (!is2xx(ex) || !rows) throw new SetupFailed(`GET /orders/${id}/executions answered ${ex.response.status}`, ex);
+  return { ex, rows };
+}
+
+/**
+ * An order of `type` with `values`, walked along `prices`: `step` sees each read, until the order leaves active.
+ * The order's id and its last status.
+ */
+export async function walk(
+  t: CheckContext,
+  m: Market,
+  type: TriggerType,
+  values: Record<string, unknown>,
+  prices: readonly bigint[],
+  step: (read: { ex: Exchange; order: Order }, pair: bigint) => void,
+): Promise<{ id: string; status: unknown }> {
+  const id = await place(t, m, type, values);
+  let status: unknown = 'active';
+  for (const pair of prices) {
+    await move(t, m, pair);
+    const seen = await read(t, m.user.sub, type, id);
+    step(seen, pair);
+    status = seen.order.status;
+    if (status !== 'active') break;
+  }
+  return { id, status };
+}
+
+/** Fired (completed, or its fill in flight) exactly when `reached`; active otherwise. */
+export function firesExactly(
+  t: CheckContext,
+  rule: string,
+  what: string,
+  order: Order,
+  ex: Exchange,
+  pair: bigint,
+  reached: boolean,
+): void {
+  t.expect(rule, reached ? FIRED.includes(String(order.status)) : order.status === 'active', {
+    documented: reached
+      ? `${what}: at the pair price ${pair} the order fires (completed, or executing)`
+      : `${what}: at the pair price ${pair} the order has not fired (active)`,
+    received: { status: order.status, pair: pair.toString() },
+    exchange: ex,
+  });
+}
+
+/** A stop at 500000 (half the starting pair), and an oco with legs at half and twice the starting pair. */
+export const STOP = { triggerPrice: '500000' };
+export const OCO = { stopLossPrice: '500000', takeProfitPrice: '2000000' };
+
+/** A stop_loss at 500000 filled at the pair 500000: its order and execution rows. */
+export async function filledStop(
+  t: CheckContext,
+  m: Market,
+  values: Record<string, unknown> = {},
+): Promise<{ id: string; order: Order; ex: Exchange }> {
+  const id = await place(t, m, 'stop_loss', { ...STOP, ...values });
+  await move(t, m, 500_000n);
+  return { id, ...(await read(t, m.user.sub, 'stop_loss', id)) };
+}
+
+/** A funded user's fresh order of each trigger type (assumed templates), created one at a time as the loop asks. */
+export async function* triggerOrdersOfOneUser(t: CheckContext): AsyncGenerator<{ user: Funded; type: TriggerType; orderId: string }> {
+  const user = await intentUser(t, true);
+  for (const type of ['stop_loss', 'take_profit', 'oco'] as const)
+    yield { user, type, orderId: (await createOrder(t, user, intentRequest(type))).orderId };
+}

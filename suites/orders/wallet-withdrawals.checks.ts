@@ -1,0 +1,237 @@
+import { failureOf, is2xx } from '../harness/answers.ts';
+import { defineCheck, type CheckContext } from '../harness/check.ts';
+import { SetupFailed } from '../harness/failure.ts';
+import { createOrder, dcaRequest, depositedTo, type Funded, intentUser, signedWithdrawal, usdc } from './orders.ts';
+import { bucket, usdcRow } from './steps/balance.ts';
+import { expectError } from './steps/expect.ts';
+import { confirmedBuild, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
+import { asUser, throwawayWallet } from './users.ts';
+
+/**
+ * Wallet-level withdrawals (area WDW: "Wallet-level withdrawals", Balance row): POST /withdraw/transaction builds a
+ * transfer of what is available to the user's own wallet, POST /withdraw/confirm moves it out. The transaction's
+ * place in the answer is assumed (UNKNOWNS.md O12, steps/withdrawals.ts); effects are read from GET /me/balance.
+ */
+
+/** A user whose USDC is partly locked by an active DCA order and partly available (5 USDC); the available amount. */
+async function partlyLocked(t: CheckContext): Promise<{ user: Funded; available: bigint }> {
+  const user = await withdrawUser(t);
+  await createOrder(t, user, dcaRequest());
+  const { row } = await usdcRow(t, user);
+  const available = bucket(row, 'availableToWithdraw');
+  if (available === 0n || available === bucket(row, 'totalBalance'))
+    throw new SetupFailed(`expected an order lock and 5 USDC available, got ${JSON.stringify(row)}`);
+  return { user, available };
+}
+
+export const walletWithdrawalMax = defineCheck({
+  name: 'wallet-withdrawal-without-amount-builds-the-available-amount',
+  service: 'orders',
+  rules: ['OA-WDW-003'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, available } = await partlyLocked(t);
+    confirmedBuild(t, await walletWithdraw(t, user, { amount: '1000000' }), 'POST /withdraw/transaction of 1 USDC');
+    const max = await walletWithdraw(t, user, {});
+    const maxTx = is2xx(max) ? confirmedBuild(t, max, 'POST /withdraw/transaction without amount').tx : undefined;
+    const paid = maxTx ? depositedTo(maxTx, user.userPubkey, usdc()).amount : undefined;
+    t.expect('OA-WDW-003', paid === available, {
+      documented: `without amount: 2xx and a transaction paying the whole availableToWithdraw (${available}) of ${usdc()} to ${user.userPubkey}`,
+      received: is2xx(max) ? { paid: paid?.toString() ?? '(no transaction)' } : failureOf(max),
+      exchange: max,
+    });
+  },
+});
+
+export const walletWithdrawalBuilds = defineCheck({
+  name: 'wallet-withdrawal-of-the-available-amount-pays-the-user',
+  service: 'orders',
+  rules: ['OA-WDW-001', 'OA-WDW-002'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, available } = await partlyLocked(t);
+    const exact = await walletWithdraw(t, user, { amount: available.toString() });
+    t.expect('OA-WDW-001', is2xx(exact), {
+      documented: `2xx for amount ${available} = availableToWithdraw`,
+      received: failureOf(exact),
+      exchange: exact,
+    });
+    const { tx } = confirmedBuild(t, exact, 'POST /withdraw/transaction');
+    const toUser = depositedTo(tx, user.userPubkey, usdc());
+    t.expect('OA-WDW-002', toUser.amount === available && toUser.recognised === 1, {
+      documented: `one transfer of ${available} ${usdc()} to the user's external wallet ${user.userPubkey}`,
+      received: { paidToUser: toUser.amount.toString(), transfers: toUser.recognised },
+      exchange: exact,
+    });
+  },
+});
+
+export const walletWithdrawalConfirm = defineCheck({
+  name: 'wallet-withdrawal-confirm-moves-the-amount-out',
+  service: 'orders',
+  rules: ['OA-WDW-004', 'OA-WDW-015'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t);
+    const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    const built = confirmedBuild(t, await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
+    const ex = await asUser(t, user.sub, {
+      method: 'POST',
+      path: '/withdraw/confirm',
+      json: { signedTransaction: signedWithdrawal(built, user) },
+    });
+    const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    t.expect('OA-WDW-004', is2xx(ex) && after === before - 2_000_000n, {
+      documented: `2xx, and totalBalance drops by 2000000 (from ${before})`,
+      received: { ...failureOf(ex), totalBalanceAfter: after.toString() },
+      exchange: ex,
+    });
+  },
+});
+
+export const walletWithdrawalEmptyMint = defineCheck({
+  name: 'wallet-withdrawal-of-a-mint-never-held-is-insufficient-available',
+  service: 'orders',
+  rules: ['OA-WDW-005'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t, '0');
+    const ex = await walletWithdraw(t, user, {});
+    expectError(t, 'OA-WDW-005', ex, {
+      status: 400,
+      codes: ['INSUFFICIENT_AVAILABLE'],
+      documented: `400 INSUFFICIENT_AVAILABLE: the manager holds no ${usdc()}`,
+    });
+  },
+});
+
+export const walletWithdrawalAllLocked = defineCheck({
+  name: 'wallet-withdrawal-max-with-everything-locked-is-insufficient-available',
+  service: 'orders',
+  rules: ['OA-WDW-006'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t, '0');
+    await createOrder(t, user, dcaRequest());
+    const { row } = await usdcRow(t, user);
+    if (bucket(row, 'availableToWithdraw') !== 0n) throw new SetupFailed(`expected the whole balance locked, got ${JSON.stringify(row)}`);
+    const ex = await walletWithdraw(t, user, {});
+    expectError(t, 'OA-WDW-006', ex, {
+      status: 400,
+      codes: ['INSUFFICIENT_AVAILABLE'],
+      documented: '400 INSUFFICIENT_AVAILABLE: the whole balance is locked by an active order',
+    });
+  },
+});
+
+export const walletWithdrawalFundsLocked = defineCheck({
+  name: 'wallet-withdrawal-above-available-is-funds-locked-with-the-breakdown',
+  service: 'orders',
+  rules: ['OA-WDW-007', 'OA-WDW-008'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t);
+    const { orderId } = await createOrder(t, user, dcaRequest());
+    const { row } = await usdcRow(t, user);
+    const amount = bucket(row, 'availableToWithdraw') + 1n;
+    if (amount > bucket(row, 'totalBalance')) throw new SetupFailed(`expected available below total, got ${JSON.stringify(row)}`);
+    const ex = await walletWithdraw(t, user, { amount: amount.toString() });
+    expectError(t, 'OA-WDW-007', ex, {
+      status: 400,
+      codes: ['FUNDS_LOCKED'],
+      documented: `400 FUNDS_LOCKED for ${amount}: above availableToWithdraw, within totalBalance ${String(row.totalBalance)}`,
+    });
+    const details = (ex.response.body as { error?: { details?: unknown } }).error?.details;
+    t.expect('OA-WDW-008', JSON.stringify(details ?? null).includes(orderId), {
+      documented: `error.details carries the lock breakdown (naming the locking order ${orderId})`,
+      received: details ?? '(no details)',
+      exchange: ex,
+    });
+  },
+});
+
+export const walletWithdrawalForeignKey = defineCheck({
+  name: 'wallet-withdrawal-never-pays-a-foreign-key',
+  service: 'orders',
+  rules: ['OA-WDW-011'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t);
+    const foreign = throwawayWallet().publicKey.toBase58();
+    const ex = await walletWithdraw(t, user, { userPubkey: foreign });
+    const tx = is2xx(ex) ? confirmedBuild(t, ex, 'POST /withdraw/transaction (a foreign userPubkey)').tx : undefined;
+    const ok =
+      (ex.response.status >= 400 && ex.response.status < 500) ||
+      (tx !== undefined && depositedTo(tx, foreign, usdc()).amount === 0n && depositedTo(tx, user.userPubkey, usdc()).amount > 0n);
+    t.expect('OA-WDW-011', ok, {
+      documented: `a 4xx, or a transaction paying the onboarded wallet ${user.userPubkey} and nothing to ${foreign}`,
+      received: tx ? { paidToForeign: depositedTo(tx, foreign, usdc()).amount.toString() } : failureOf(ex),
+      exchange: ex,
+    });
+  },
+});
+
+export const walletWithdrawalValidation = defineCheck({
+  name: 'wallet-withdrawal-without-token-mint-is-a-validation-error',
+  service: 'orders',
+  rules: ['OA-WDW-012'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const user = await intentUser(t, false);
+    const ex = await asUser(t, user.sub, { method: 'POST', path: '/withdraw/transaction', json: { userPubkey: user.userPubkey } });
+    expectError(t, 'OA-WDW-012', ex, { status: 400, codes: ['VALIDATION_ERROR'], documented: '400 VALIDATION_ERROR without tokenMint' });
+  },
+});
+
+export const walletWithdrawalInvalidTransaction = defineCheck({
+  name: 'wallet-withdrawal-confirm-of-garbage-is-invalid-transaction',
+  service: 'orders',
+  rules: ['OA-WDW-013'],
+  profile: 'full',
+  async run(t: CheckContext) {
+    const user = await intentUser(t, false);
+    const ex = await asUser(t, user.sub, {
+      method: 'POST',
+      path: '/withdraw/confirm',
+      json: { signedTransaction: Buffer.from('not a transaction').toString('base64') },
+    });
+    expectError(t, 'OA-WDW-013', ex, {
+      status: 400,
+      codes: ['INVALID_TRANSACTION'],
+      documented: '400 INVALID_TRANSACTION for base64 that is no transaction',
+    });
+  },
+});
+
+export const walletWithdrawalOverlappingErrors = defineCheck({
+  name: 'wallet-withdrawal-overlapping-errors-answer-a-matching-code',
+  service: 'orders',
+  rules: ['OA-WDW-010', 'OA-WDW-009'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t, '0');
+    await createOrder(t, user, dcaRequest());
+    const locked = await walletWithdraw(t, user, { amount: '1' });
+    expectError(t, 'OA-WDW-010', locked, {
+      status: 400,
+      codes: ['INSUFFICIENT_AVAILABLE', 'FUNDS_LOCKED'],
+      documented: '400 INSUFFICIENT_AVAILABLE or FUNDS_LOCKED for amount 1 while availableToWithdraw is 0',
+    });
+    await t.control.fund(user.walletAddress, usdc(), '5000000');
+    const total = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    const above = await walletWithdraw(t, user, { amount: (total + 1n).toString() });
+    expectError(t, 'OA-WDW-009', above, {
+      status: 400,
+      codes: ['INSUFFICIENT_BALANCE', 'FUNDS_LOCKED'],
+      documented: `400 INSUFFICIENT_BALANCE or FUNDS_LOCKED for ${total + 1n}, above totalBalance ${total}`,
+    });
+  },
+});
