@@ -78,7 +78,6 @@ export interface CliOptions {
   mergeReports?: string;
   /** --max-duration in seconds; 0 = no deadline. */
   maxDurationS: number;
-  help: boolean;
 }
 
 function parseUrl(name: string, value: string | undefined): string | undefined {
@@ -101,12 +100,26 @@ function parseInteger(name: string, value: string | undefined, min: number): num
   return Number(value);
 }
 
+/**
+ * `--timeout -5` as `--timeout=-5`: parseArgs takes a value that starts with a dash for an option ("ambiguous"), so a
+ * negative number would never reach the check that says what the option needs.
+ */
+function joinNegativeNumbers(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (/^--[a-z-]+$/.test(argv[i]!) && next !== undefined && /^-\d/.test(next)) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]!);
+  }
+  return out;
+}
+
 /** Options from argv and the environment; throws UsageError with a one-line message. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinNegativeNumbers(argv),
       strict: true,
       allowPositionals: false,
       options: {
@@ -155,6 +168,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (shard) {
     const m = /^(\d+)\/(\d+)$/.exec(shard);
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard must be I/N with 1 <= I <= N: ${shard}`);
+    // vitest shards by test file, each shard one file at least while N is at most the number of files.
+    const files = findFiles(join(ROOT, 'suites'), /\.test\.ts$/).length;
+    if (Number(m[2]) > files) {
+      throw new UsageError(
+        `--shard ${shard}: the suite is sharded by test file and has ${files}, ` +
+          `so some of ${m[2]} shards would hold no check; use at most ${files} shards`,
+      );
+    }
   }
   const grep = str('grep', 'CONFORMANCE_GREP') || undefined;
   try {
@@ -204,7 +225,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     variant: values.variant as string | undefined,
     mergeReports: values['merge-reports'] as string | undefined,
     maxDurationS: parseInteger('--max-duration', str('max-duration', 'CONFORMANCE_MAX_DURATION'), 0) ?? DEFAULT_MAX_DURATION_S,
-    help: Boolean(values.help),
   };
 }
 
@@ -279,8 +299,9 @@ function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
 async function mergeReports(from: string, reportDir: string): Promise<number> {
   const { buildMatrix, writeMatrix } = await import('../suites/harness/matrix.ts');
   const { writeJUnit } = await import('../suites/harness/junit.ts');
-  const { groupOf } = await import('../suites/harness/matrix-reporter.ts');
+  const { groupOf } = await import('./reporters/matrix-reporter.ts');
   const { allChecks } = await import('../suites/index.ts');
+  if (!existsSync(from) || !statSync(from).isDirectory()) throw new UsageError(`--merge-reports: no folder ${from}`);
   const matrices = findFiles(resolve(from), /^matrix\.json$/).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Matrix);
   if (matrices.length === 0) throw new UsageError(`no matrix.json under ${from}`);
   mkdirSync(reportDir, { recursive: true });
@@ -315,8 +336,25 @@ async function mergeReports(from: string, reportDir: string): Promise<number> {
   return exitCode(matrix);
 }
 
+/** An unknown --mutant or --variant, said in one line with the closest names; undefined when both are known. */
+async function unknownEmbeddedName(options: CliOptions): Promise<string | undefined> {
+  const { mutants, variants } = await import('../fixtures/mutants/index.ts');
+  const { ASSUMPTION_VARIANTS } = await import('../fixtures/mutants/variants.ts');
+  const { unknownName } = await import('./names.ts');
+  const mutantNames = mutants.map((m) => m.name);
+  const variantNames = [...variants, ...ASSUMPTION_VARIANTS].map((v) => v.name);
+  if (options.mutant && !mutantNames.includes(options.mutant)) return unknownName('mutant', options.mutant, mutantNames);
+  if (options.variant && !variantNames.includes(options.variant)) return unknownName('variant', options.variant, variantNames);
+  return undefined;
+}
+
 /** The whole job; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // Before the options and the environment are read: help is given whatever they hold.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
   let options: CliOptions;
   try {
     options = parseCli(argv);
@@ -326,10 +364,6 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     throw e;
-  }
-  if (options.help) {
-    console.log(USAGE);
-    return 0;
   }
   const deadlineAt = options.maxDurationS > 0 ? Date.now() + options.maxDurationS * 1000 : undefined;
   await ensureGenerated();
@@ -345,10 +379,24 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
+  const cfg = options.config;
+  const { checkGroups } = await import('../suites/index.ts');
+  const selected = selectedChecks(checkGroups, options.grep);
+  if (!selected.some((c) => profileIncludes(cfg.profile, c.profile))) {
+    console.error(
+      `conformance: --grep ${options.grep} selects no check` +
+        `${selected.length > 0 ? ` of profile ${cfg.profile} (${selected.length} of other profiles)` : ''}: nothing to run`,
+    );
+    return 2;
+  }
   const { prepareTarget, credentialsFromEnv, TargetUnreachable } = await import('../suites/harness/target.ts');
   let server: { ordersUrl: string; quotesUrl: string; controlUrl: string; close(): Promise<void> } | undefined;
-  const cfg = options.config;
   if (!cfg.ordersUrl) {
+    const unknown = await unknownEmbeddedName(options);
+    if (unknown) {
+      console.error(`conformance: ${unknown}`);
+      return 2;
+    }
     const { startReferenceServer } = await import('../fixtures/server/index.ts');
     try {
       server = await startReferenceServer({ port: 0, mutant: options.mutant, variant: options.variant });
@@ -375,8 +423,17 @@ export async function main(argv: string[]): Promise<number> {
     try {
       target = await prepareTarget(config);
     } catch (e) {
+      if (e instanceof TargetUnreachable && server && e.message.includes('no answer within')) {
+        console.error(
+          `conformance: --timeout ${cfg.timeoutMs} ms is too small: the embedded reference server did not answer within it (default 30000)`,
+        );
+        return 2;
+      }
       if (e instanceof TargetUnreachable) {
-        console.error(shown(`conformance: the target could not be reached: ${e.message}`));
+        const slow = e.message.includes('no answer within')
+          ? ` (if the target is only slow, raise --timeout, now ${cfg.timeoutMs} ms)`
+          : '';
+        console.error(shown(`conformance: the target could not be reached: ${e.message}${slow}`));
         return 3;
       }
       console.error(shown(`conformance: the target could not be prepared: ${(e as Error).message}`));
@@ -398,9 +455,7 @@ export async function main(argv: string[]): Promise<number> {
     );
 
     // The preflight: what most checks rest on, tried once; what broke is said here and, with its fix, in the summary.
-    const { checkGroups } = await import('../suites/index.ts');
     const { preflight } = await import('../suites/harness/preflight.ts');
-    const selected = selectedChecks(checkGroups, options.grep);
     const reaches = (service: string) => selected.some((c) => c.service === service && profileIncludes(target.profile, c.profile));
     target.preconditions = await preflight(target, { orders: reaches('orders'), quotes: reaches('quotes') });
     for (const p of target.preconditions) {
@@ -478,10 +533,10 @@ export async function main(argv: string[]): Promise<number> {
         'default',
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
         // Before the matrix: a check that timed out or died with its worker is a failure in it (unfinished.ts).
-        join(ROOT, 'suites/harness/unfinished.ts'),
+        join(ROOT, 'bin/reporters/unfinished.ts'),
         // The matrix and junit.xml, from the same results.
         [
-          join(ROOT, 'suites/harness/matrix-reporter.ts'),
+          join(ROOT, 'bin/reporters/matrix-reporter.ts'),
           {
             reportDir: options.reportDir,
             run,
@@ -503,7 +558,7 @@ export async function main(argv: string[]): Promise<number> {
     process.removeListener('SIGINT', interrupt);
     clearTimeout(deadlineTimer);
     // vitest's own failures count too: a check that hit its test timeout or crashed, a file or hook that failed, an
-    // error outside any check (suites/harness/unfinished.ts puts the checks among them into the matrix).
+    // error outside any check (bin/reporters/unfinished.ts puts the checks among them into the matrix).
     const failedTasks = vitest?.state.getCountOfFailedTests() ?? 0;
     const runErrors = vitest?.state.getUnhandledErrors().length ?? 0;
     await vitest?.close();
@@ -513,6 +568,13 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const matrix = JSON.parse(readFileSync(matrixFile, 'utf8')) as Matrix;
+    if (matrix.checks.length === 0 && !interrupted && !deadlineReached) {
+      console.error(
+        `conformance: no check ran${options.shard ? ` in shard ${options.shard}` : ''}${options.grep ? ` with --grep ${options.grep}` : ''}` +
+          ': nothing was judged, the run is not a pass',
+      );
+      return 2;
+    }
     printSummary(matrix, options.reportDir);
     if (existsSync(cleanupFile)) {
       const { describeCleanup } = await import('../suites/orders/cleanup.ts');

@@ -5,21 +5,40 @@
  * Starts the reference server (both services and the control API on one port of 127.0.0.1) and prints one JSON line
  * with its URLs once listening: `orders`, `quotes` (the key path), `gateway` (the distributor path's {gateway_url}),
  * `control`, and the mutant and variant (or null). `--list-mutants` prints the mutant catalogue (name, rule, description; tab-separated,
- * one per line) and `--list-variants` the benign variants (name, description). Bad options: one line on stderr, exit 2.
+ * one per line) and `--list-variants` the variants (name, description); `--help` the options. Bad options: one line on stderr,
+ * exit 2; an unknown mutant or variant names the closest ones.
  * Transport conditions (fixtures/server/transport.ts), to try a client or the suite on a slow or flaky deployment:
  * `--latency-ms 100-300` (or one number) makes every request wait a delay in that range; `--flaky` answers some order
  * GETs 503 RPC_UNAVAILABLE or drops their connection before they are handled, as the documents allow.
  */
 import { parseArgs } from 'node:util';
 import { mutants, variants } from '../fixtures/mutants/index.ts';
+import { ASSUMPTION_VARIANTS } from '../fixtures/mutants/variants.ts';
 import { startReferenceServer, type ReferenceServerOptions } from '../fixtures/server/index.ts';
+import { unknownName } from './names.ts';
+
+/** Benign variants and the other readings of the suite's assumptions: the server takes either. */
+const allVariants = [...variants, ...ASSUMPTION_VARIANTS];
+
+const USAGE = `Usage: npm run serve -- [options]     the reference server: both services and the control API on one port of 127.0.0.1
+
+  --port N              the port (default 0: any free port); one JSON line with the URLs is printed once listening
+  --mutant NAME         start with one deliberate defect (--list-mutants)
+  --variant NAME        start with one benign variation (--list-variants)
+  --environment NAME    staging | production
+  --latency-ms MIN-MAX  every request waits a delay in that range (or one number of ms, 0 to 60000)
+  --flaky               some order GETs answer 503 RPC_UNAVAILABLE or lose their connection, as the documents allow
+  --list-mutants        the mutant catalogue: name, rule, description (tab-separated, one per line)
+  --list-variants       the variants: name, description
+  --help                this text
+Bad options: one line on stderr, exit 2.`;
 
 function usage(message: string): never {
   process.stderr.write(`serve: ${message.replace(/\s+/g, ' ')}\n`);
   process.exit(2);
 }
 
-function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: boolean; listVariants: boolean } {
+function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: boolean; listVariants: boolean; help: boolean } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -35,6 +54,7 @@ function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: b
         flaky: { type: 'boolean' },
         'list-mutants': { type: 'boolean' },
         'list-variants': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (error) {
@@ -50,10 +70,22 @@ function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: b
     usage(`--environment must be staging or production, got "${environment}"`);
   }
   if (values.mutant !== undefined && !mutants.some((m) => m.name === values.mutant)) {
-    usage(`unknown mutant "${values.mutant}" (see --list-mutants)`);
+    usage(
+      unknownName(
+        'mutant',
+        values.mutant,
+        mutants.map((m) => m.name),
+      ),
+    );
   }
-  if (values.variant !== undefined && !variants.some((v) => v.name === values.variant)) {
-    usage(`unknown variant "${values.variant}"; valid variants: ${variants.map((v) => v.name).join(', ')}`);
+  if (values.variant !== undefined && !allVariants.some((v) => v.name === values.variant)) {
+    usage(
+      unknownName(
+        'variant',
+        values.variant,
+        allVariants.map((v) => v.name),
+      ),
+    );
   }
   let latencyMs: [number, number] | undefined;
   if (values['latency-ms'] !== undefined) {
@@ -73,14 +105,19 @@ function parseOptions(argv: string[]): ReferenceServerOptions & { listMutants: b
     environment,
     listMutants: values['list-mutants'] ?? false,
     listVariants: values['list-variants'] ?? false,
+    help: values.help ?? false,
   };
 }
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (options.listMutants || options.listVariants) {
     if (options.listMutants) for (const m of mutants) process.stdout.write(`${m.name}\t${m.rule}\t${m.description}\n`);
-    if (options.listVariants) for (const v of variants) process.stdout.write(`${v.name}\t${v.description}\n`);
+    if (options.listVariants) for (const v of allVariants) process.stdout.write(`${v.name}\t${v.description}\n`);
     return;
   }
 

@@ -198,7 +198,7 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     };
   }
   // A check that exhausted the stack or memory on the target's answers (RangeError: a nesting or a size no healthy answer
-  // has) fails, as a check that never finished does (unfinished.ts). Any other exception is the suite's own error.
+  // has) fails, as a check that never finished does (bin/reporters/unfinished.ts). Any other exception is the suite's own error.
   if (outcome instanceof RangeError && t.exchanges.length > 0) {
     const crashed = crashedResult(
       check,

@@ -285,20 +285,37 @@ async function lockOf(
 export const cancelActive = defineCheck({
   name: 'cancel-of-an-active-dca-order-cancels-it-releases-its-lock-and-lists-it-in-history',
   service: 'orders',
-  rules: ['OA-CANCEL-001', 'OA-BAL-012', 'OA-READ-010', 'OA-CANCEL-003'],
+  rules: ['OA-CANCEL-001', 'OA-CANCEL-014', 'OA-STATE-016', 'OA-BAL-012', 'OA-READ-010', 'OA-CANCEL-003'],
   profile: 'full',
   needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
+    const active = await readOrder(t, user, created);
     const before = await lockOf(t, user, created);
     if (!before.entry) throw new SetupFailed('the active order has no lockedBreakdown entry', before.ex);
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
-    const status = (await readOrder(t, user, created)).status;
+    const cancelled = await readOrder(t, user, created);
+    const status = cancelled.status;
     t.expect('OA-CANCEL-001', is2xx(ex) && status === 'cancelled', {
       documented: 'cancel {withdraw:false} of an active order: 2xx, then status cancelled',
       received: { answer: failureOf(ex), status },
       exchange: ex,
     });
+    t.expect('OA-CANCEL-014', cancelled.withdrawalStatus === 'none', {
+      documented: 'cancel {withdraw:false} builds no withdrawal: the cancelled order reads back with withdrawalStatus none',
+      received: { status, withdrawalStatus: cancelled.withdrawalStatus },
+      exchange: ex,
+    });
+    for (const [when, order] of [
+      ['active', active],
+      ['cancelled', cancelled],
+    ] as const) {
+      t.expect('OA-STATE-016', order.failureReason === null, {
+        documented: `the ${when} order (it never failed) has failureReason null`,
+        received: { status: order.status, failedAt: order.failedAt, failureReason: order.failureReason },
+        exchange: ex,
+      });
+    }
     const after = await lockOf(t, user, created);
     t.expect('OA-BAL-012', !after.entry && after.locked === before.locked - BigInt(String(before.entry.amount)), {
       documented: `no lockedBreakdown entry for the order and lockedForFutureTxns ${before.locked} - ${String(before.entry.amount)}`,

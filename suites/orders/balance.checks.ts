@@ -400,6 +400,32 @@ export const hideZeroDropsAllZeroRows = defineCheck({
   },
 });
 
+export const hideZeroKeepsRowsThatAreNotAllZero = defineCheck({
+  name: 'hidezero-keeps-every-row-with-a-non-zero-bucket-a-fully-locked-mint-included',
+  service: 'orders',
+  rules: ['OA-BAL-024', 'OA-BAL-001'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    // A fresh user's one active DCA order: its deposit is its lock, so the input mint is fully locked (available 0).
+    const active = await activeOrderOf(t, 'dca');
+    if (active === undefined) t.skip('the target creates no DCA order from the assumed template: no locked row to list');
+    const shown = rowsOf(t, await getBalance(t, active.user.sub, false));
+    const hiddenEx = await getBalance(t, active.user.sub, true);
+    const hidden = rowsOf(t, hiddenEx);
+    const nonZero = shown.filter((row) => BUCKETS.some((k) => row[k] !== '0'));
+    if (!nonZero.some((row) => row.totalBalance !== '0' && row.availableToWithdraw === '0')) {
+      t.note('no row is fully locked (total > 0, available 0): only the other non-zero rows are judged');
+    }
+    const missing = nonZero.filter((row) => !hidden.some((h) => deepEqual(h, row)));
+    t.expect('OA-BAL-024', missing.length === 0, {
+      documented: 'with hideZero=true every row of hideZero=false with a bucket other than 0 is listed unchanged',
+      received: { missing, hideZeroTrue: hidden },
+      exchange: hiddenEx,
+    });
+  },
+});
+
 /**
  * Which mints are "USDC" and "USDT" is not in the document. They are the mainnet mints on a production key; on
  * staging (another cluster, another mint) the symbol is judged only for a mint given in CONFORMANCE_USDC_MINT /

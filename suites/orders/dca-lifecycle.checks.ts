@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { INT, intentUser, createOrder, DCA_FREQUENCY, usdt } from './orders.ts';
+import { isObject } from '../shared/values.ts';
+import { INT, intentRequest, intentUser, createOrder, DCA_FREQUENCY, usdt } from './orders.ts';
 import { advancePast, dcaOrder, managerBalance, readDca, readExecutions, readPath, type Row, withFaults } from './steps/dca.ts';
 
 /**
@@ -485,5 +486,38 @@ export const dcaFollowsItsSchedule = defineCheck({
       },
       Math.min(t.env.numRuns, 3),
     );
+  },
+});
+
+export const sliceChunksHoldOnlyConfirmedSlices = defineCheck({
+  name: 'slice-chunks-hold-the-confirmed-slices-and-none-in-flight',
+  service: 'orders',
+  rules: ['OA-SLICE-004'],
+  profile: 'full',
+  needs: ['funding', 'clock', 'faults'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const created = await createOrder(t, user, intentRequest('slice'));
+    // Chunk fields are not shown (UNKNOWNS O2): the chunks are counted against the order's confirmed (success) rows.
+    const judge = async (when: string) => {
+      const { ex, data } = await readPath(t, user, `/slice/${created.orderId}`);
+      const chunks = isObject(data) && Array.isArray(data.chunks) ? data.chunks : undefined;
+      const executions = (await readPath(t, user, `/orders/${created.orderId}/executions`)).data;
+      const rows = (Array.isArray(executions) ? executions : []).filter(isObject);
+      const count = (status: string) => rows.filter((row) => row.status === status).length;
+      t.expect('OA-SLICE-004', chunks?.length === count('success'), {
+        documented: `${when}: data.chunks holds the confirmed slices only, one per success row (${count('success')}; ${count('pending')} in flight)`,
+        received: { chunks: chunks?.length ?? data, executions: rows.map((row) => row.status) },
+        exchange: ex,
+      });
+      return { pending: count('pending'), success: count('success') };
+    };
+    const inFlight = await withFaults(t, { swaps: 'hang' }, { swaps: 'ok' }, async () => {
+      await advancePast(t, created.order.nextExecutionAt, 61);
+      return await judge('with the swaps hanging after the first slice time');
+    });
+    if (inFlight.pending === 0) t.note('no slice was in flight while the swaps hung: only settled slices were judged');
+    const settled = await judge('once the slice in flight settled');
+    if (inFlight.pending === 0 && settled.success === 0) t.skip('no slice of the order ran after the clock passed its first slice time');
   },
 });

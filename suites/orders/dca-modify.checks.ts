@@ -2,7 +2,7 @@ import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { createOrder, intentRequest, intentUser, signedModify } from './orders.ts';
-import { readOrder, userWithOrder } from './steps/actions.ts';
+import { act, readOrder, userWithOrder } from './steps/actions.ts';
 import { orderLock } from './steps/balance.ts';
 import { confirmModify, modifyTransaction, patchDca, RAISED_TOTAL, raiseTotal, skipIfPatchRejected } from './steps/dca.ts';
 import { expectError } from './steps/expect.ts';
@@ -91,6 +91,83 @@ export const modifyOfTrigger = defineCheck({
     expectError(t, 'OA-DCA-019', ex, { status: 404, codes: ['NOT_FOUND'], documented: '404 NOT_FOUND (DCA only)' });
   },
 });
+
+/** The PATCH template on the user's fresh DCA order first (skips when the target rejects it), then the order read back. */
+async function patchedDca(t: CheckContext) {
+  const { user, created } = await userWithOrder(t);
+  const first = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 7200 });
+  skipIfPatchRejected(t, first);
+  if (!is2xx(first)) t.skip(`the in-place PATCH of an active DCA order answered ${first.response.status} ${String(errorCode(first))}`);
+  return { user, created, order: await readOrder(t, user, created) };
+}
+
+export const modifyOfTerminalDca = defineCheck({
+  name: 'dca-modify-of-a-cancelled-order-is-refused-and-changes-nothing',
+  service: 'orders',
+  rules: ['OA-DCA-023'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created } = await patchedDca(t);
+    const cancel = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    if (!is2xx(cancel)) throw new SetupFailed(`cancel {withdraw: false} of an active DCA order answered ${cancel.response.status}`, cancel);
+    const before = await readOrder(t, user, created);
+    const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 10800 });
+    const after = await readOrder(t, user, created);
+    t.note(`PATCH /dca/{id} of a ${String(before.status)} order answered ${ex.response.status} ${String(errorCode(ex))}`);
+    const refused = ex.response.status >= 400 && ex.response.status < 500 && errorCode(ex) !== undefined;
+    t.expect('OA-DCA-023', refused && after.status === before.status && after.cycleFrequencySeconds === before.cycleFrequencySeconds, {
+      documented: `PATCH of a ${String(before.status)} DCA order (only active or paused ones are modified): a 4xx error, the order unchanged`,
+      received: { answer: failureOf(ex), before: pick(before), after: pick(after) },
+      exchange: ex,
+    });
+  },
+});
+
+export const modifyBelowMinimumFrequency = defineCheck({
+  name: 'dca-modify-of-cycle-frequency-below-60-is-a-validation-error-and-changes-nothing',
+  service: 'orders',
+  rules: ['OA-DCA-024'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created, order: before } = await patchedDca(t);
+    const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 59 });
+    const after = await readOrder(t, user, created);
+    t.expect(
+      'OA-DCA-024',
+      ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR' && after.cycleFrequencySeconds === before.cycleFrequencySeconds,
+      {
+        documented: `cycleFrequencySeconds 59 (minimum 60, as the intent): 400 VALIDATION_ERROR, the order keeps ${String(before.cycleFrequencySeconds)}`,
+        received: { answer: failureOf(ex), cycleFrequencySeconds: after.cycleFrequencySeconds },
+        exchange: ex,
+      },
+    );
+  },
+});
+
+export const modifyKeepsTheRecipient = defineCheck({
+  name: 'dca-modify-naming-output-recipient-address-leaves-it-unchanged',
+  service: 'orders',
+  rules: ['OA-SHAPE-011'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, created, order: before } = await patchedDca(t);
+    // The other address a recipient may be (OA-SHAPE-006): the manager or the user's external wallet.
+    const other = before.outputRecipientAddress === user.walletAddress ? user.userPubkey : user.walletAddress;
+    const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 10800, outputRecipientAddress: other });
+    t.note(`a PATCH naming outputRecipientAddress answered ${ex.response.status} ${String(errorCode(ex) ?? '')}`);
+    const after = await readOrder(t, user, created);
+    t.expect('OA-SHAPE-011', after.outputRecipientAddress === before.outputRecipientAddress, {
+      documented: `outputRecipientAddress is immutable: after a PATCH naming ${other} the order still reads ${String(before.outputRecipientAddress)}`,
+      received: { answer: failureOf(ex), outputRecipientAddress: after.outputRecipientAddress },
+      exchange: ex,
+    });
+  },
+});
+
+const pick = (order: Record<string, unknown>) => ({ status: order.status, cycleFrequencySeconds: order.cycleFrequencySeconds });
 
 export const totalAmountModify = defineCheck({
   name: 'dca-total-amount-modify-locks-checks-its-confirm-and-applies-it',

@@ -7,7 +7,15 @@ import { type Funded, signedWithdrawal, usdc } from './orders.ts';
 import { act, failedDca, readOrder, userWithOrder } from './steps/actions.ts';
 import { bucket, usdcRow } from './steps/balance.ts';
 import { RAISED_TOTAL, raiseTotal } from './steps/dca.ts';
-import { builtTransaction, pendingOrderWithdrawal, walletWithdraw, withdrawableOrder, withdrawUser } from './steps/withdrawals.ts';
+import {
+  abandonLater,
+  builtTransaction,
+  orderWithdraw,
+  pendingOrderWithdrawal,
+  walletWithdraw,
+  withdrawableOrder,
+  withdrawUser,
+} from './steps/withdrawals.ts';
 import { asUser } from './users.ts';
 
 /**
@@ -19,9 +27,9 @@ import { asUser } from './users.ts';
  * effect.
  *
  * Covered elsewhere: intent and confirm (idempotency.checks.ts). Not checked: POST /orders/{id}/withdraw/abandon
- * (idempotent by itself: running it again answers like the replay) and POST /orders/{id}/withdraw (the order-level
- * build is "safe to retry": a repeat returns the pending withdrawal), where a replay and a second run cannot be told
- * apart.
+ * (idempotent by itself: running it again answers like the replay). POST /orders/{id}/withdraw is "safe to retry" (a
+ * repeat returns the pending withdrawal), so its replay is told apart from a second run only once the withdrawal is
+ * abandoned between the two: a second run then builds a new one.
  */
 
 /** A POST of `json` to `path` that always carries the same fresh X-Idempotency-Key, without transport retries. */
@@ -159,6 +167,28 @@ export const replayedActions = REPLAYED.map(({ name, needs, replays }) =>
     },
   }),
 );
+
+export const orderWithdrawReplayed = defineCheck({
+  name: 'order-withdrawal-build-repeated-with-the-same-idempotency-key-after-an-abandon-replays-its-answer',
+  service: 'orders',
+  rules: ['OA-IDEM-001'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const { user, orderId } = await withdrawableOrder(t);
+    const send = keyedPost(t, user, `/orders/${orderId}/withdraw`, {});
+    const first = await firstAnswer(send, `POST /orders/${orderId}/withdraw`);
+    abandonLater(t, user, orderId);
+    const abandon = await orderWithdraw(t, user, orderId, '/abandon');
+    if (!is2xx(abandon)) throw new SetupFailed(`POST /orders/${orderId}/withdraw/abandon answered ${abandon.response.status}`, abandon);
+    const replay = await send();
+    t.expect('OA-IDEM-001', sameAnswer(first, replay), {
+      documented: `POST /orders/${orderId}/withdraw repeated with the same key and body replays the cached answer (${first.response.status}), though the withdrawal was abandoned meanwhile (a second run builds a new one)`,
+      received: failureOf(replay),
+      exchange: replay,
+    });
+  },
+});
 
 /** Confirms twice with one key: the replay answers the first confirm again and moves no further USDC. */
 async function expectConfirmReplay(t: CheckContext, user: Funded, send: () => Promise<Exchange>, what: string): Promise<void> {

@@ -1,8 +1,9 @@
 import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { type Check, defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { isObject } from '../shared/values.ts';
+import { deepEqual, isObject } from '../shared/values.ts';
 import { createOrder, intentRequest, intentUser } from './orders.ts';
+import { act } from './steps/actions.ts';
 import { expectError } from './steps/expect.ts';
 import {
   filledStop,
@@ -177,6 +178,47 @@ export const takeProfitPatchMovesTheTrigger = defineCheck({
     ] as const) {
       const { ex, order } = await read(t, m.user.sub, type, id);
       firesExactly(t, 'OA-TRIG-042', `a ${type} whose take-profit price was PATCHed from 2000000 to 1250000`, order, ex, 1_250_000n, true);
+    }
+  },
+});
+
+/** What a trigger PATCH could change, compared before and after a refused one. */
+const PATCHABLE = ['status', 'triggerPrice', 'currentTriggerPrice', 'stopLossPrice', 'takeProfitPrice', 'trailingStopBps', 'expiresAt'];
+const patchable = (order: Record<string, unknown>) => Object.fromEntries(PATCHABLE.map((k) => [k, order[k]]));
+
+export const refusedTriggerPatchChangesNothing = defineCheck({
+  name: 'trigger-patch-refused-for-one-invalid-field-applies-none-of-its-fields-active-or-paused',
+  service: 'orders',
+  rules: ['OA-TRIG-043'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await intentUser(t, true);
+    const { orderId } = await createOrder(t, user, intentRequest('stop_loss'));
+    await patched(t, user.sub, 'stop_loss', orderId, VALID_PATCH.stop_loss);
+    // A valid new (still unreachable) price beside a trail outside 1 to 9999.
+    const mixed = { triggerPrice: '3', trailingStopBps: 0 };
+    for (const state of ['active', 'paused'] as const) {
+      if (state === 'paused') {
+        const paused = await act(t, user, orderId, 'pause');
+        if (!is2xx(paused)) {
+          t.note(`pause of the active stop_loss answered ${paused.response.status}: only the active order is judged`);
+          return;
+        }
+      }
+      const before = await read(t, user.sub, 'stop_loss', orderId);
+      const ex = await patch(t, user.sub, 'stop_loss', orderId, mixed);
+      if (ex.response.status !== 400 || errorCode(ex) !== 'VALIDATION_ERROR') {
+        t.skip(
+          `the ${state} stop_loss PATCH ${JSON.stringify(mixed)} answered ${ex.response.status} ${String(errorCode(ex))}: OA-TRIG-040 judges it`,
+        );
+      }
+      const after = await read(t, user.sub, 'stop_loss', orderId);
+      t.expect('OA-TRIG-043', deepEqual(patchable(after.order), patchable(before.order)), {
+        documented: `the ${state} stop_loss refused PATCH ${JSON.stringify(mixed)} with 400 VALIDATION_ERROR: it reads back as before`,
+        received: { before: patchable(before.order), after: patchable(after.order) },
+        exchange: after.ex,
+      });
     }
   },
 });

@@ -210,6 +210,27 @@ export const walletWithdrawalInvalidTransaction = defineCheck({
   },
 });
 
+export const walletWithdrawalAboveTheBalanceUnlocked = defineCheck({
+  name: 'wallet-withdrawal-above-the-balance-with-nothing-locked-is-insufficient-balance',
+  service: 'orders',
+  rules: ['OA-WDW-016'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    const user = await withdrawUser(t);
+    const { row, ex: read } = await usdcRow(t, user);
+    if (bucket(row, 'lockedForFutureTxns') !== 0n || bucket(row, 'withdrawalPending') !== 0n)
+      throw new SetupFailed('a fresh user with no order already has a lock on its USDC row', read);
+    const total = bucket(row, 'totalBalance');
+    const ex = await walletWithdraw(t, user, { amount: (total + 1n).toString() });
+    expectError(t, 'OA-WDW-016', ex, {
+      status: 400,
+      codes: ['INSUFFICIENT_BALANCE'],
+      documented: `400 INSUFFICIENT_BALANCE for ${total + 1n}, above totalBalance ${total}, with nothing locked`,
+    });
+  },
+});
+
 export const walletWithdrawalOverlappingErrors = defineCheck({
   name: 'wallet-withdrawal-overlapping-errors-answer-a-matching-code',
   service: 'orders',

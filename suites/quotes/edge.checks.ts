@@ -71,6 +71,23 @@ export const keyPathHasNoPriceEndpoint = defineCheck({
   },
 });
 
+export const keyPathHasNoWebSocket = defineCheck({
+  name: 'key-path-answers-api-v1-ws-as-an-unknown-path',
+  service: 'quotes',
+  rules: ['Q-EDGE-006', 'Q-EDGE-002'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    // The Direct stream's path, asked over plain HTTPS: the key path has no WebSocket, so no such path.
+    const ex = await t.quotes.request({ path: '/api/v1/ws', retry: false, validate: false });
+    t.expect('Q-EDGE-006', ex.response.status === 403, {
+      documented: 'GET /api/v1/ws on the key path answered 403 like an unknown path (no WebSocket on the key path)',
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
+    });
+    expectEdgeBody(t, ex);
+  },
+});
+
 export const otherApiVersionsAreUnknownPaths = defineCheck({
   name: 'paths-outside-api-v1-answer-403-with-edge-body',
   service: 'quotes',

@@ -14,7 +14,7 @@ import {
   type Judge,
   type QuoteCall,
 } from './quote-support.ts';
-import { COMPUTE_BUDGET_PROGRAM, instructionsOf, isPubkey, signerAccounts } from './solana.ts';
+import { COMPUTE_BUDGET_PROGRAM, instructionsOf, isPubkey, signerAccounts, uniqueAccounts } from './solana.ts';
 import {
   checkAccounts,
   checkReferencePrice,
@@ -482,6 +482,13 @@ function checkRoute(j: Judge, call: QuoteCall, d: Discovery, provider: string, r
       'Q-PARAM-042',
       uncovered.length === 0,
       detail('alts has an entry for every lookup table the route uses', { uncovered, alts: [...tables.keys()] }),
+    );
+    const accounts = uniqueAccounts(instructionsOf(route) ?? []);
+    const idle = altKeys.filter((k) => tables.has(k as string) && !tables.get(k as string)!.some((a) => accounts.has(a)));
+    j.must(
+      'Q-PARAM-048',
+      idle.length === 0,
+      detail('the alts contents of every table the route names hold some account of its instructions', { idle, alts: (body as Json).alts }),
     );
   }
   const format = integerParam(params, 'transactionFormat') ?? 0;

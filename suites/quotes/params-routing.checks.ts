@@ -19,7 +19,9 @@ import {
   requestQuote,
   routesOf,
   stepsOf,
+  type Discovery,
   type QuoteCall,
+  type QuoteParams,
 } from './quote-support.ts';
 import { expectAccepted, learnRoutes, provokeMultiHop, quote } from './samples.ts';
 
@@ -325,5 +327,133 @@ export const malformedBooleansAreRejected = defineCheck({
       },
       quoteRuns(t, 25),
     );
+  },
+});
+
+/**
+ * The documented default slippageBps is 100, and the value is a maximum: a route built with less is allowed. So the
+ * default is observable only on a provider that builds with exactly the requested tolerance: asked for 100 it builds
+ * with 100, so with the parameter omitted it must build with 100 too (a default of 50 is "at most 100" but not 100).
+ */
+export const omittedSlippageIsTheDefault = defineCheck({
+  name: 'omitted-slippagebps-builds-routes-like-slippagebps-100',
+  service: 'quotes',
+  rules: ['Q-PARAM-047'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    const d = await discover(t);
+    const j = new Judge(t);
+    const exact = new Set<string>();
+    const omitted = new Map<string, Set<unknown>>();
+    let last: QuoteCall | undefined;
+    for (let i = 0; i < 3; i++) {
+      const explicit = await quote(t, j, d, quoteParams({ slippageBps: 100, numQuotes: maxNumQuotes(d) }));
+      for (const [id, route] of routesOf(explicit.body)) if (route.slippageBps === 100) exact.add(id);
+      last = await quote(t, j, d, quoteParams({ numQuotes: maxNumQuotes(d) }));
+      for (const [id, route] of routesOf(last.body)) omitted.set(id, (omitted.get(id) ?? new Set()).add(route.slippageBps));
+    }
+    const decided = [...exact].filter((id) => omitted.has(id));
+    if (decided.length === 0)
+      t.skip(
+        'no provider built a route with exactly slippageBps 100 when asked for 100 and also quoted without it: the default is not shown',
+      );
+    const seen = Object.fromEntries(decided.map((id) => [id, [...omitted.get(id)!]]));
+    t.expect(
+      'Q-PARAM-047',
+      decided.every((id) => omitted.get(id)!.has(100)),
+      {
+        documented:
+          'a provider that builds with slippageBps 100 when 100 is sent builds with 100 when slippageBps is omitted (default 100)',
+        received: seen,
+        exchange: last?.ex,
+      },
+    );
+  },
+});
+
+/** Asks `params` up to `tries` times ("not every provider appears in every response"); the first answer `holds`, else the last. */
+async function someAnswer(
+  t: CheckContext,
+  j: Judge,
+  d: Discovery,
+  params: QuoteParams,
+  holds: (call: QuoteCall) => boolean,
+  tries = 6,
+): Promise<{ held: boolean; call: QuoteCall }> {
+  let call = await quote(t, j, d, params);
+  for (let i = 1; i < tries && !holds(call); i++) call = await quote(t, j, d, params);
+  return { held: holds(call), call };
+}
+
+const quotesBy = (id: string) => (call: QuoteCall) => routesOf(call.body).some(([key]) => key === id);
+
+/**
+ * providers filters on the ids of /api/v1/providers (a target matching display names routes nothing for an id),
+ * and a list applies every element (a target reading only the first ignores a provider named second).
+ */
+export const providersListsMatchEveryId = defineCheck({
+  name: 'providers-names-ids-and-every-listed-provider-quotes',
+  service: 'quotes',
+  rules: ['Q-PARAM-046', 'Q-PARAM-045'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    const d = await discover(t);
+    const j = new Judge(t);
+    const max = maxNumQuotes(d);
+    const quoting = new Set<string>();
+    for (let i = 0; i < 3; i++) for (const [id] of routesOf((await quote(t, j, d, quoteParams({ numQuotes: max }))).body)) quoting.add(id);
+    if (quoting.size === 0) t.skip('no provider quoted the configured pair');
+    for (const id of quoting) {
+      const alone = await someAnswer(t, j, d, quoteParams({ providers: [id], numQuotes: max }), quotesBy(id));
+      t.expect('Q-PARAM-046', alone.held, {
+        documented: `provider ${id}, seen quoting the pair, quotes it when providers=${id} (its id) is sent`,
+        received: { status: alone.call.status, body: alone.call.body },
+        exchange: alone.call.ex,
+      });
+      const other = d.providerIds.find((p) => p !== id);
+      if (other === undefined) continue;
+      const second = await someAnswer(t, j, d, quoteParams({ providers: [other, id], numQuotes: max }), quotesBy(id));
+      t.expect('Q-PARAM-045', second.held, {
+        documented: `provider ${id} quotes when it is named second in providers=${other},${id} (every element applies)`,
+        received: { status: second.call.status, body: second.call.body },
+        exchange: second.call.ex,
+      });
+    }
+  },
+});
+
+/** dexes and excludeDexes apply every element: a venue named after an unknown label is still included or excluded. */
+export const venueListsApplyEveryLabel = defineCheck({
+  name: 'dexes-and-excludedexes-apply-every-listed-label',
+  service: 'quotes',
+  rules: ['Q-PARAM-045'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    const { d, j, labels } = await learnRoutes(t);
+    const unknown = `no-such-venue-${t.env.seed}`;
+    const max = maxNumQuotes(d);
+    const routed = (call: QuoteCall) => call.status === 200 && routesOf(call.body).length > 0;
+    const usesLabel = (label: string) => (call: QuoteCall) =>
+      routesOf(call.body).some(([, route]) => stepsOf(route).some((step) => step.label === label));
+    let decided = false;
+    for (const label of labels) {
+      const alone = await someAnswer(t, j, d, quoteParams({ dexes: [label], numQuotes: max }), routed, 3);
+      if (alone.held) {
+        decided = true;
+        const listed = await someAnswer(t, j, d, quoteParams({ dexes: [unknown, label], numQuotes: max }), routed);
+        t.expect('Q-PARAM-045', listed.held, {
+          documented: `dexes=${unknown},${label} routes like dexes=${label} (which routed): the unknown label restricts nothing away`,
+          received: { status: listed.call.status, body: listed.call.body },
+          exchange: listed.call.ex,
+        });
+      }
+      const excluded = await quote(t, j, d, quoteParams({ excludeDexes: [unknown, label], numQuotes: max }));
+      t.expect('Q-PARAM-045', !usesLabel(label)(excluded), {
+        documented: `with excludeDexes=${unknown},${label} no step uses ${label} (every element excludes)`,
+        received: routesOf(excluded.body).map(([id, route]) => [id, stepsOf(route).map((step) => step.label)]),
+        exchange: excluded.ex,
+      });
+    }
+    if (!decided) t.note('no venue label routed the pair alone in dexes: the dexes half of Q-PARAM-045 is not shown');
   },
 });

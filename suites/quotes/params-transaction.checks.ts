@@ -10,7 +10,7 @@ import { QUOTE_DEFAULTS, WSOL_MINT } from './fixtures.ts';
 import { valueRatio } from './route-params-invariants.ts';
 import { Judge, discover, maxNumQuotes, quoteParams, quoteRuns, routesOf, type Discovery, type QuoteParams } from './quote-support.ts';
 import { expectAccepted, quote, reverseParams, wallet } from './samples.ts';
-import { associatedTokenAccounts } from './solana.ts';
+import { associatedTokenAccounts, instructionsOf } from './solana.ts';
 
 // ---------------------------------------------------------------- Transaction parameters
 
@@ -288,5 +288,45 @@ export const tinyAmountIsRoutedOrNoRoute = defineCheck({
       });
       t.note(`amount=${amount} answered ${call.status}`);
     }
+  },
+});
+
+/** The program ids each provider's route calls, by provider. */
+function programsByProvider(call: { body: unknown }): Map<string, string> {
+  return new Map(
+    routesOf(call.body).map(([id, route]) => [id, [...new Set((instructionsOf(route) ?? []).map((ix) => ix.p))].sort().join(',')]),
+  );
+}
+
+/** "2 selects the previous swap program": the same provider's instructions call other programs under version 2 than 3. */
+export const swapVersionSelectsTheSwapProgram = defineCheck({
+  name: 'serviceswapversion-2-and-3-call-different-swap-programs',
+  service: 'quotes',
+  rules: ['Q-PARAM-049'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    const d = await discover(t);
+    const j = new Judge(t);
+    const undecided = new Map<string, { v2: string; v3: string }>();
+    const differed = new Set<string>();
+    let last: Awaited<ReturnType<typeof quote>> | undefined;
+    for (let round = 0; round < 3 && (round === 0 || undecided.size > 0); round++) {
+      const v2 = programsByProvider(await quote(t, j, d, quoteParams({ serviceSwapVersion: 2, numQuotes: maxNumQuotes(d) })));
+      last = await quote(t, j, d, quoteParams({ serviceSwapVersion: 3, numQuotes: maxNumQuotes(d) }));
+      for (const [id, programs] of programsByProvider(last)) {
+        const old = v2.get(id);
+        if (old === undefined || differed.has(id)) continue;
+        if (old !== programs) {
+          undecided.delete(id);
+          differed.add(id);
+        } else undecided.set(id, { v2: old, v3: programs });
+      }
+    }
+    if (differed.size === 0 && undecided.size === 0) t.skip('no provider quoted the pair under both serviceSwapVersion=2 and 3');
+    t.expect('Q-PARAM-049', undecided.size === 0, {
+      documented: 'a provider quoting under both versions calls other program ids with serviceSwapVersion=2 than with 3',
+      received: Object.fromEntries(undecided),
+      exchange: last?.ex,
+    });
   },
 });

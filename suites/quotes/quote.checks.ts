@@ -47,6 +47,7 @@ const FACTS: Fact[] = [
   { name: 'routes-fit-the-default-size-constraint-as-v0-transactions', rules: ['Q-PARAM-018'] },
   { name: 'routes-stay-within-the-default-writable-account-limit', rules: ['Q-PARAM-022'] },
   { name: 'alts-appear-only-with-includealtcontents-and-cover-every-table', rules: ['Q-PARAM-042'] },
+  { name: 'alts-contents-hold-accounts-of-the-routes-that-name-the-tables', rules: ['Q-PARAM-048'], exercised: EXERCISED.alts },
   { name: 'routes-create-the-output-token-account-idempotently-by-default', rules: ['Q-PARAM-026'] },
   { name: 'routes-pay-the-output-into-the-users-token-account-by-default', rules: ['Q-PARAM-027'], exercised: EXERCISED.nonNativeOutput },
   { name: 'routes-leave-the-input-token-account-open-by-default', rules: ['Q-PARAM-025'], exercised: EXERCISED.nonNativeInput },

@@ -29,11 +29,17 @@ function errorCode(ex: Exchange): unknown {
   return isObject(body) && isObject(body.error) ? body.error.code : undefined;
 }
 
-/** Q-RATE-007: the 429 body and header, checked on every 429 these checks meet. */
+/** Q-RATE-007, Q-DBG-002: the 429 body and headers, checked on every 429 these checks meet. */
 function expectPlatform429(t: CheckContext, ex: Exchange, code: 'rate_limited' | 'allowance_exhausted'): void {
   t.expect('Q-RATE-007', ex.response.status === 429 && (errorCode(ex) === 'rate_limited' || errorCode(ex) === 'allowance_exhausted'), {
     documented: 'a 429 carries the platform body {error: {code: "rate_limited" | "allowance_exhausted"}}',
     received: { status: ex.response.status, body: ex.response.body },
+    exchange: ex,
+  });
+  const id = ex.response.headers['x-edge-requestid'];
+  t.expect('Q-DBG-002', typeof id === 'string' && id.trim() !== '', {
+    documented: 'a 429 carries the x-edge-requestid header like every response',
+    received: ex.response.headers,
     exchange: ex,
   });
   const rule = code === 'rate_limited' ? 'Q-RATE-001' : 'Q-RATE-005';
@@ -79,7 +85,7 @@ function discoveryRequests(n: number): string[] {
 export const rateLimitAdmitsRpsTimes60ThenLimits = defineCheck({
   name: 'rate-limit-admits-rps-times-60-requests-then-answers-429-rate-limited',
   service: 'quotes',
-  rules: ['Q-RATE-001', 'Q-RATE-002', 'Q-RATE-003', 'Q-RATE-007'],
+  rules: ['Q-RATE-001', 'Q-RATE-002', 'Q-RATE-003', 'Q-RATE-007', 'Q-DBG-002'],
   profile: 'full',
   needs: ['quote-keys', 'rate-limits'],
   async run(t: CheckContext) {
@@ -135,7 +141,7 @@ export const discoveryRequestsCountAgainstTheRateLimit = defineCheck({
 export const spentAllowanceGives429AllowanceExhausted = defineCheck({
   name: 'spent-monthly-allowance-gives-429-allowance-exhausted-that-retrying-does-not-lift',
   service: 'quotes',
-  rules: ['Q-RATE-005', 'Q-RATE-007'],
+  rules: ['Q-RATE-005', 'Q-RATE-007', 'Q-DBG-002'],
   profile: 'full',
   needs: ['quote-keys', 'rate-limits'],
   async run(t: CheckContext) {

@@ -19,7 +19,7 @@ import type { Check } from '../../suites/harness/check.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
 import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import { prepareTarget } from '../../suites/harness/target.ts';
-import UnfinishedChecksReporter from '../../suites/harness/unfinished.ts';
+import UnfinishedChecksReporter from '../../bin/reporters/unfinished.ts';
 import { allChecks } from '../../suites/index.ts';
 import { SELF_TEST_SEED } from './run.ts';
 

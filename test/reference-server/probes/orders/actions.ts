@@ -119,6 +119,11 @@ export const ACTION_PROBES: Record<string, Probe> = {
   // ---- OA-CANCEL: POST /orders/{orderId}/cancel ----
   // cancel
   'cancel-answers-ok-without-cancelling': (t) => statusAfter(t, 'cancel', { withdraw: false }),
+  'cancel-marks-the-order-returned': async (t) => {
+    const { alice, id } = await actionScene(t);
+    await alice.post(`/orders/${id}/cancel`, { withdraw: false });
+    return dataOf<Row>(await alice.get(`/dca/${id}`)).withdrawalStatus;
+  },
   'cancel-of-a-slice-answers-not-cancellable': async (t) => {
     const { alice, id } = await actionScene(t, SLICE_INTENT);
     return failure(await alice.post(`/orders/${id}/cancel`, { withdraw: false }));

@@ -89,6 +89,11 @@ export const BALANCE_PROBES: Record<string, Probe> = {
     const { apiKey } = await userOnFreshTenant(t);
     return rowsOf(await t.asUser(apiKey, 'probe-sub', '/me/balance?hideZero=true')).length;
   },
+  'hide-zero-drops-fully-locked-rows': async (t) => {
+    const u = await keyedUser(t);
+    await u.post('/orders/confirm', await u.confirmBody(IDEM_DCA));
+    return rowsOf(await u.balance('?hideZero=true')).length;
+  },
   'hide-zero-defaults-to-true': async (t) => {
     const { apiKey } = await userOnFreshTenant(t);
     return rowsOf(await t.asUser(apiKey, 'probe-sub', '/me/balance')).length;

@@ -32,6 +32,25 @@ export const DCA_PROBES: Record<string, Probe> = {
     const { alice, id } = await actionScene(t);
     return dataOf<Row>(await alice.patch(`/dca/${id}`, { config: { cycleFrequencySeconds: 7200 } })).requiresTransaction;
   },
+  'slice-chunks-include-slices-in-flight': async (t) => {
+    const { alice, id } = await actionScene(t, SLICE_INTENT);
+    await t.faults({ swaps: 'hang' });
+    try {
+      await t.advanceClock(61);
+      return ((await alice.detail(id, '/slice')).chunks as unknown[]).length;
+    } finally {
+      await t.faults({ swaps: 'ok' });
+    }
+  },
+  'modify-of-a-terminal-dca-order-applies': async (t) => {
+    const { alice, id } = await actionScene(t);
+    await alice.post(`/orders/${id}/cancel`, { withdraw: false });
+    return failure(await alice.patch(`/dca/${id}`, { config: { cycleFrequencySeconds: 7200 } }));
+  },
+  'modify-accepts-a-cycle-below-60-seconds': async (t) => {
+    const { alice, id } = await actionScene(t);
+    return failure(await alice.patch(`/dca/${id}`, { config: { cycleFrequencySeconds: 59 } }));
+  },
   'total-amount-modify-answers-no-transaction': async (t) => {
     const { alice, id } = await actionScene(t);
     return dataOf<Row>(await alice.patch(`/dca/${id}`, { config: { totalAmount: '48000000' } })).requiresTransaction;

@@ -68,6 +68,13 @@ export const IDEMPOTENCY_PROBES: Record<string, Probe> = {
     await send();
     return failure(await send());
   },
+  'order-withdraw-ignores-the-idempotency-key': async (t) => {
+    const { alice, id } = await actionScene(t);
+    await alice.post(`/orders/${id}/cancel`, { withdraw: false });
+    const first = transactionOf(await alice.post(`/orders/${id}/withdraw`, {}, KEY));
+    await alice.post(`/orders/${id}/withdraw/abandon`);
+    return transactionOf(await alice.post(`/orders/${id}/withdraw`, {}, KEY)) === first;
+  },
   'pause-ignores-the-idempotency-key': async (t) => {
     const { alice, id } = await actionScene(t);
     return await actedTwice(alice.post, `/orders/${id}/pause`);

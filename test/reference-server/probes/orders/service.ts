@@ -24,6 +24,13 @@ async function withFaults<T>(target: Target, database: string, run: () => Promis
 }
 
 export const ORDERS_SERVICE_PROBES: Record<string, Probe> = {
+  'dca-patch-changes-the-recipient': async (t) => {
+    const alice = await actionUser(t);
+    const { id } = await alice.order();
+    const elsewhere = Keypair.generate().publicKey.toBase58();
+    await alice.patch(`/dca/${id}`, { config: { cycleFrequencySeconds: 7200, outputRecipientAddress: elsewhere } });
+    return (await alice.detail(id)).outputRecipientAddress === elsewhere;
+  },
   // ---- OA-HEALTH: GET /health ----
   'health-requires-key': async (t) => status(await t.orders('/health')),
   'health-ok-status-healthy': async (t) => (await t.orders('/health')).body,

@@ -30,6 +30,7 @@ async function previousStatusWhileExecuting(t: Target): Promise<unknown> {
 }
 
 export const STATE_PROBES: Record<string, Probe> = {
+  'failure-reason-on-a-live-order': async (t) => (await dcaAfter(t, 0)).failureReason,
   // passive lifecycle invariants
   'dca-status-running': async (t) => (await dcaAfter(t, 0)).status,
   'cancelled-order-reads-active-again': async (t) => {

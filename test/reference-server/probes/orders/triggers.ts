@@ -121,6 +121,12 @@ export const TRIGGER_PROBES: Record<string, Probe> = {
     const id = await scene.order('stop_loss', { triggerPrice: '500000' });
     return errorCode(await scene.patch('stop_loss', id, { trailingStopBps: 10_000 }));
   },
+  'refused-trigger-patch-applies-its-valid-fields': async (t) => {
+    const scene = await triggerScene(t);
+    const id = await scene.order('stop_loss', { triggerPrice: '500000' });
+    await scene.patch('stop_loss', id, { triggerPrice: '600000', trailingStopBps: 0 });
+    return (await scene.read('stop_loss', id)).currentTriggerPrice;
+  },
   'trigger-patch-takes-a-zero-price': async (t) => {
     const scene = await triggerScene(t);
     const id = await scene.order('take_profit', { triggerPrice: '2000000' });

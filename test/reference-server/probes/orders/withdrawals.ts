@@ -90,6 +90,8 @@ export const WITHDRAWAL_PROBES: Record<string, Probe> = {
     await s.order();
     return failure(await s.wallet({ amount: '5000001' }));
   },
+  'wallet-withdrawal-above-the-balance-is-funds-locked': async (t) =>
+    failure(await (await withdrawalScene(t)).wallet({ amount: '5000001' })),
   'funds-locked-without-the-breakdown': async (t) => {
     const s = await withdrawalScene(t);
     await s.order();

@@ -13,10 +13,16 @@ export const EDGE_PROBES: Record<string, Probe> = {
   'edge-403-with-platform-body': async (t) => (await t.quotes('/api/v1/nope')).body,
   'unknown-path-answered-404': async (t) => status(await t.keyPath('/api/v1/nope')),
   'quote-price-served-on-key-path': async (t) => status(await t.keyPath('/api/v1/quote/price')),
+  'key-path-ws-answered-426': async (t) => status(await t.keyPath('/api/v1/ws')),
 
   // ---- Q-DBG: Debugging identifiers ----
   'edge-requestid-missing-on-errors': async (t) => typeof (await t.quotes('/api/v1/info')).headers['x-edge-requestid'],
   'edge-requestid-missing-on-quotes': async (t) => typeof (await t.swap(SOL_TO_USDC)).headers['x-edge-requestid'],
+  'edge-requestid-missing-on-429': async (t) => {
+    const headers = { 'x-api-key': await t.quoteKey({ rps: 1 / 60 }) };
+    await t.quotes('/api/v1/info', { headers });
+    return typeof (await t.quotes('/api/v1/info', { headers })).headers['x-edge-requestid'];
+  },
 
   // ---- Q-VER: Versioning: protocolVersion and the /api/v1 prefix ----
   'providers-moved-off-api-v1': async (t) => status(await t.keyPath('/api/v1/providers')),

@@ -97,6 +97,16 @@ export const PARAMETER_PROBES: Record<string, Probe> = {
     const body = await quote(t, { ...SOL_TO_USDC, numQuotes: 2, includeAltContents: true });
     return new Set(routesOf(body).flatMap(([, r]) => r.addressLookupTables)).size === body.alts?.length;
   },
+  'list-parameters-honour-only-the-first-element': swapStatus({ ...SOL_TO_USDC, dexes: 'No Such Venue,Meteora DLMM' }),
+  'providers-matched-on-names': swapStatus({ ...SOL_TO_USDC, providers: 'dflow' }),
+  'omitted-slippage-read-as-50': async (t) => (await routes(t, SOL_TO_USDC)).map((r) => r.slippageBps),
+  'alts-contents-without-the-routes-accounts': async (t) => {
+    const body = await quote(t, { ...SOL_TO_USDC, numQuotes: 2, includeAltContents: true });
+    const used = new Set(routesOf(body).flatMap(([, r]) => r.instructions.flatMap((ix) => ix.a.map((m) => m.p))));
+    return (body.alts ?? []).map((alt) => alt.a.some((address) => used.has(address)));
+  },
+  'swap-version-2-calls-the-version-3-program': async (t) =>
+    (await routes(t, { ...SOL_TO_USDC, serviceSwapVersion: 2 })).map((r) => r.instructions.map((ix) => ix.p)),
 
   // ---- Q-BOUNDS: Parameter values inside and outside the bounds published by /api/v1/info ----
   'num-quotes-bounds-code-3': async (t) => (await t.swap({ ...SOL_TO_USDC, numQuotes: 11 })).body,

@@ -1,11 +1,11 @@
 import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
-import { allChecks, checkGroups } from '../index.ts';
-import { writeJUnit } from './junit.ts';
-import { buildMatrix, writeMatrix, type RunInfo, type Stopped } from './matrix.ts';
-import { deadlineUnjudged } from './preconditions.ts';
-import { redact, registerCredentials } from './redact.ts';
-import type { CheckResult } from './runner.ts';
-import { escapeControls } from './terminal.ts';
+import { allChecks, checkGroups } from '../../suites/index.ts';
+import { writeJUnit } from '../../suites/harness/junit.ts';
+import { buildMatrix, writeMatrix, type RunInfo, type Stopped } from '../../suites/harness/matrix.ts';
+import { deadlineUnjudged } from '../../suites/harness/preconditions.ts';
+import { redact, registerCredentials } from '../../suites/harness/redact.ts';
+import type { CheckResult } from '../../suites/harness/runner.ts';
+import { escapeControls } from '../../suites/harness/terminal.ts';
 
 export interface MatrixReporterOptions {
   reportDir: string;

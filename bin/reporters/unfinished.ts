@@ -5,9 +5,9 @@
  * reporter (bin/conformance.ts): it writes such verdicts into the task meta the matrix reads.
  */
 import type { Reporter, TestCase, TestModule, TestRunEndReason } from 'vitest/node';
-import { allChecks } from '../index.ts';
-import type { Check } from './check.ts';
-import { crashedResult, type CheckResult } from './runner.ts';
+import { allChecks } from '../../suites/index.ts';
+import type { Check } from '../../suites/harness/check.ts';
+import { crashedResult, type CheckResult } from '../../suites/harness/runner.ts';
 
 /** A check left out because its worker died during an earlier one: skipped, saying why. */
 function notRunResult(check: Check, crashed: string): CheckResult {
