@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POOLS } from '../../fixtures/server/quotes/engine/pools.ts';
-import { type Answer, Target } from './support.ts';
+import { Target } from './support.ts';
+import { expectNoRoute, ok, USDC_TO_JUP } from './quote-swap-expect.ts';
 import {
   associatedTokenAccount,
   ATA_PROGRAM,
@@ -16,21 +17,6 @@ import {
 } from './quote-support.ts';
 
 /** GET /api/v1/quote/swap on the key path, over HTTP: instructions per transaction parameter, lookup tables and sizing, prices and providers. */
-
-const USDC_TO_JUP = { inputMint: MINTS.USDC, outputMint: MINTS.JUP, amount: '250000000', userPublicKey: WALLET };
-
-const expectNoRoute = (answer: Answer, errors: Record<string, string> | undefined): void => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(404);
-  const body = answer.body as { code: number; quoteId: Record<string, unknown>; metadata: Record<string, unknown> };
-  expect(body).toMatchObject({ code: -7, message: expect.any(String) });
-  expect(body.quoteId).toEqual({ kind: expect.any(String), tag: expect.any(String), seq: expect.any(Number) });
-  if (errors === undefined) expect(body.metadata).not.toHaveProperty('errors');
-  else expect(body.metadata.errors).toEqual(errors);
-};
-const ok = (answer: Answer): QuoteBody => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body as QuoteBody;
-};
 
 describe('quote/swap: instructions per transaction parameter', () => {
   let target: Target;

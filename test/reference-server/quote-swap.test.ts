@@ -3,7 +3,8 @@ import { encode as encodeMsgpack } from '@msgpack/msgpack';
 import { PARAMETERS } from '../../fixtures/server/quotes/engine/parameters.ts';
 import { POOLS } from '../../fixtures/server/quotes/engine/pools.ts';
 import { VENUES } from '../../fixtures/server/quotes/engine/venue-catalogue.ts';
-import { type Answer, Target } from './support.ts';
+import { Target } from './support.ts';
+import { expectCode400, expectNoRoute, expectPlainText400, ok, USDC_TO_JUP } from './quote-swap-expect.ts';
 import {
   allocationSums,
   asJson,
@@ -23,30 +24,6 @@ import {
 
 const LABELS = new Set(VENUES.map((venue) => venue.label));
 const MARKET_MAKERS = VENUES.filter((venue) => venue.marketMaker).map((venue) => venue.label);
-const USDC_TO_JUP = { inputMint: MINTS.USDC, outputMint: MINTS.JUP, amount: '250000000', userPublicKey: WALLET };
-
-const expectPlainText400 = (answer: Answer, field: string): void => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(400);
-  expect(answer.contentType).toMatch(/^text\/plain/);
-  expect(answer.body).toContain(field);
-};
-const expectCode400 = (answer: Answer, code: number): void => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(400);
-  expect(answer.contentType).toBe('application/json');
-  expect(answer.body).toEqual({ code, message: expect.any(String) });
-};
-const expectNoRoute = (answer: Answer, errors: Record<string, string> | undefined): void => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(404);
-  const body = answer.body as { code: number; quoteId: Record<string, unknown>; metadata: Record<string, unknown> };
-  expect(body).toMatchObject({ code: -7, message: expect.any(String) });
-  expect(body.quoteId).toEqual({ kind: expect.any(String), tag: expect.any(String), seq: expect.any(Number) });
-  if (errors === undefined) expect(body.metadata).not.toHaveProperty('errors');
-  else expect(body.metadata.errors).toEqual(errors);
-};
-const ok = (answer: Answer): QuoteBody => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body as QuoteBody;
-};
 
 describe('quote/swap: parameters, defaults and bounds', () => {
   let target: Target;
