@@ -9,7 +9,7 @@ import { concurrencyLimitFor, DEFAULT_MAX_CONCURRENCY, pacerFor } from './pacer.
 import { safeMethodsOnly } from './safe-methods.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, SetupFailed, Skipped, Unsupported, type FailureDetail } from './failure.ts';
-import type { KnownRule } from '../../generators/vocabulary.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 import type { Capability, Profile, ServiceName, TargetEnv } from './types.ts';
 
 /** One check: a small object named after the fact it checks, citing the rule ids it covers (STYLE.md 1, 2). */
@@ -17,7 +17,7 @@ export interface Check {
   /** kebab-case fact, e.g. `info-publishes-numquotes-range`; unique across the suite */
   name: string;
   service: ServiceName;
-  rules: readonly string[];
+  rules: readonly RuleId[];
   /** the least profile that runs it: smoke < readonly < full */
   profile: Profile;
   /** capabilities of the control API it needs; missing ones make the verdict `unsupported` */
@@ -41,7 +41,7 @@ export function sourceSite(frame: string): string | undefined {
 }
 
 /** `rules` written as literals must be rule ids of the catalogue (a misspelt id is a type error). */
-export function defineCheck<const R extends string>(check: Omit<Check, 'rules'> & { rules: readonly KnownRule<R>[] }): Check {
+export function defineCheck(check: Check): Check {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(check.name)) throw new Error(`check name "${check.name}" is not kebab-case`);
   if (check.rules.length === 0) throw new Error(`check "${check.name}" cites no rule`);
   // The line of the check's own file that defines it: the outermost caller frame in a *.checks.ts file (a factory's
@@ -127,21 +127,20 @@ export class CheckContext {
     this.control = new ControlAdapter(env.controlUrl, env.capabilities, env.timeoutMs, record);
   }
 
-  private cite(rule: string): void {
+  private cite(rule: RuleId): void {
     if (!this.check.rules.includes(rule)) throw new Error(`check "${this.check.name}" asserts ${rule} but does not cite it`);
   }
 
   /**
-   * Assert a fact of `rule`; on failure the check fails naming that rule. `rule` must be one the check cites (its
-   * `rules` are type-checked). TODO(issue 14): `RuleId` once every helper passing a rule id takes a `RuleId` (an
-   * assertion signature cannot be generic like `property`'s without circular inference in loops).
+   * Assert a fact of `rule`; on failure the check fails naming that rule. `rule` must be one the check cites (a
+   * misspelt id is a type error; citing is checked when the assertion runs).
    */
-  expect(rule: string, condition: unknown, detail: FailureDetail): asserts condition {
+  expect(rule: RuleId, condition: unknown, detail: FailureDetail): asserts condition {
     this.cite(rule);
     if (!condition) throw new ConformanceFailure(rule, detail);
   }
 
-  fail(rule: string, detail: FailureDetail): never {
+  fail(rule: RuleId, detail: FailureDetail): never {
     this.cite(rule);
     throw new ConformanceFailure(rule, detail);
   }
@@ -181,8 +180,8 @@ export class CheckContext {
    * A property of `rule` over values of `arb`, with the run's seed; a counterexample fails the check with the seed,
    * the shrunk value and the replay path. `predicate` asserts with `t.expect` or returns false.
    */
-  async property<T, R extends string = string>(
-    rule: KnownRule<R>,
+  async property<T>(
+    rule: RuleId,
     arb: fc.Arbitrary<T>,
     predicate: (value: T) => Promise<boolean | void>,
     numRuns = this.env.numRuns,

@@ -7,6 +7,7 @@ import { MAX_NESTING, nestsDeeperThan, parseJsonExact } from './json-exact.ts';
 import { retryAfterBudget, runBounds, type ConcurrencyLimit, type Pacer, type RetryAfterBudget } from './pacer.ts';
 import { escapeControls } from './terminal.ts';
 import { pubkeysAsBase58 } from '../quotes/msgpack-keys.ts';
+import { specRule, type RuleId } from '../../generators/vocabulary.ts';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -43,7 +44,7 @@ export interface RequestSpec {
 
 /** A schema or status violation found by the harness; surfaced after the check's own assertions. */
 export interface Violation {
-  rule: string;
+  rule: RuleId;
   detail: FailureDetail;
 }
 
@@ -453,7 +454,7 @@ export class ServiceClient {
           ? `an answer to ${what} whose body fits in ${maxBodyBytes} bytes (--max-body-bytes)`
           : `an HTTP answer to ${what}`;
     const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
-    return new ConformanceFailure(rule, { documented, received: e.message, exchange });
+    return new ConformanceFailure(specRule(rule), { documented, received: e.message, exchange });
   }
 
   /** Check status, media type and body against the spec; violations are reported, not thrown. */
@@ -461,7 +462,10 @@ export class ServiceClient {
     const { status, mediaType, body, decodeError } = exchange.response;
     const op = getOperation(this.opts.service, operationId);
     if (decodeError) {
-      this.opts.violation({ rule: op.rule, detail: { documented: `a ${mediaType} body that decodes`, received: decodeError, exchange } });
+      this.opts.violation({
+        rule: specRule(op.rule),
+        detail: { documented: `a ${mediaType} body that decodes`, received: decodeError, exchange },
+      });
       return;
     }
     // Quote service: a MessagePack public key may be 32 raw bytes, read as its base58 string (Q-ENC-009).
@@ -470,7 +474,7 @@ export class ServiceClient {
     const result = validateResponse(this.opts.service, operationId, status, mediaType, value);
     if (!result.documentedStatus) {
       this.opts.violation({
-        rule: op.rule,
+        rule: specRule(op.rule),
         detail: {
           documented: `a status documented for ${operationId}: ${Object.keys(op.responses).join(', ')}`,
           received: `${status} ${preview(body)}`,
@@ -483,7 +487,7 @@ export class ServiceClient {
     if (!result.documentedMediaType) {
       const documented = Object.keys(op.responses[String(status)]?.mediaTypes ?? {}).join(' or ') || 'a documented media type';
       this.opts.violation({
-        rule: op.rule,
+        rule: specRule(op.rule),
         detail: { documented: `${status} answered as ${documented}`, received: mediaType ?? 'no content-type', exchange },
       });
       return;
@@ -496,7 +500,7 @@ export class ServiceClient {
     }
     for (const [rule, messages] of byRule) {
       this.opts.violation({
-        rule,
+        rule: specRule(rule),
         detail: {
           documented: `the ${status} body of ${operationId} matches the spec`,
           received: { violations: messages, body: value },

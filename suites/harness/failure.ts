@@ -1,4 +1,5 @@
 import type { Exchange } from './exchange.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 import { toCurl } from './curl.ts';
 import { redact } from './redact.ts';
 
@@ -22,7 +23,7 @@ export interface PropertyRun {
 export class ConformanceFailure extends Error {
   readonly code = 'CONFORMANCE_FAILURE';
   constructor(
-    readonly rule: string,
+    readonly rule: RuleId,
     readonly detail: FailureDetail,
     readonly property?: PropertyRun,
   ) {

@@ -102,7 +102,7 @@ const VERDICT_ORDER: RuleVerdict[] = ['fail', 'pass', 'setup-failed', 'unsupport
 /** Which rules the suite has at least one check for (static coverage, independent of the run). */
 export function coverage(allChecks: readonly Check[]): { rows: CoverageRow[]; uncovered: string[] } {
   const { rules } = loadCatalogue();
-  const cited = new Set(allChecks.flatMap((c) => c.rules));
+  const cited = new Set<string>(allChecks.flatMap((c) => c.rules));
   const rows = new Map<string, CoverageRow>();
   const uncovered: string[] = [];
   for (const rule of rules.values()) {

@@ -7,6 +7,7 @@ import { escapeControls } from './terminal.ts';
 import { isGating, loadCatalogue, type Rule } from './rules.ts';
 import { profileIncludes, type Basis, type Level, type TargetEnv, type Verdict } from './types.ts';
 import { toCurl } from './curl.ts';
+import { specRule } from '../../generators/vocabulary.ts';
 
 /** The outcome of one check; serialisable (it travels in vitest task meta to the reporters). */
 export interface CheckResult {
@@ -251,7 +252,7 @@ export function crashedResult(
 ): CheckResult {
   const rule = loadCatalogue().rules.get(check.rules[0]!);
   if (!rule) throw new Error(`check "${check.name}" cites ${check.rules[0]}, which is not in specs/rules`);
-  const failure = new ConformanceFailure(rule.id, { documented, received: why });
+  const failure = new ConformanceFailure(specRule(rule.id), { documented, received: why });
   return {
     check: check.name,
     service: check.service,

@@ -12,6 +12,7 @@ import { CREDENTIAL_STATES, type CredentialState, keyInState, PARTNER_READ } fro
 import { expectErrorEnvelope } from './steps/expect.ts';
 import { ordersOfEveryType } from './steps/reads.ts';
 import { correctBody, onboardedUser, otherTenantKey, postOnboard, rateLimited, servedRequest, throwawayWallet } from './users.ts';
+import { specRule, type RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * The auth matrix (Authentication 3 and Errors, Auth and tenancy): every operation of the orders spec, each way a
@@ -126,7 +127,7 @@ function validateAuthAnswer(t: CheckContext, m: MatrixOperation, ex: Exchange): 
   const r = validateResponse('orders', m.op.operationId, ex.response.status, ex.response.mediaType, ex.response.body);
   if (!r.documentedStatus || !r.documentedMediaType) {
     t.violations.push({
-      rule: m.op.rule,
+      rule: specRule(m.op.rule),
       detail: {
         documented: `a documented status and media type for ${m.op.operationId}`,
         received: { status: ex.response.status, mediaType: ex.response.mediaType },
@@ -137,7 +138,7 @@ function validateAuthAnswer(t: CheckContext, m: MatrixOperation, ex: Exchange): 
   }
   for (const err of r.errors) {
     t.violations.push({
-      rule: err.rule,
+      rule: specRule(err.rule),
       detail: {
         documented: `the ${ex.response.status} body of ${m.op.operationId} matches the spec`,
         received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body },
@@ -149,7 +150,7 @@ function validateAuthAnswer(t: CheckContext, m: MatrixOperation, ex: Exchange): 
 
 interface MatrixCase {
   name: string;
-  rule: string;
+  rule: RuleId;
   tiers: readonly Tier[];
   documented: string;
   headers(t: CheckContext): Record<string, string | undefined>;
@@ -167,7 +168,7 @@ function rejects(status: number, code: string) {
 
 /** What a sweep asserts on each operation it judges. */
 interface Judgement {
-  rule: string;
+  rule: RuleId;
   documented: string;
   holds(ex: Exchange): boolean;
   authAnswer: boolean;

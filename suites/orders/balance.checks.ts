@@ -19,6 +19,7 @@ import { runEnvironment } from './siws.ts';
 import { advancePast } from './steps/dca.ts';
 import { expectError, expectErrorEnvelope } from './steps/expect.ts';
 import { asUser, onboardedUser, type OnboardedUser } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /** GET /me/balance (area BAL: User session and balances; Balance row). */
 
@@ -146,7 +147,7 @@ export const hideZeroDefaultsToFalse = defineCheck({
  * so: its input (DCA totalAmount, trigger orders amount; a slice's fields are not shown, UNKNOWNS O2, so its input is
  * the intent's documented inputAmount) less the base Order field amountSpent.
  */
-const LOCKS: Record<string, { rule: string; input: (order: Row, created: Created) => unknown; what: string }> = {
+const LOCKS: Record<string, { rule: RuleId; input: (order: Row, created: Created) => unknown; what: string }> = {
   dca: { rule: 'OA-BAL-008', input: (order) => order.totalAmount, what: 'totalAmount - amountSpent' },
   stop_loss: { rule: 'OA-BAL-009', input: (order) => order.amount, what: 'the full unspent amount (amount - amountSpent)' },
   take_profit: { rule: 'OA-BAL-009', input: (order) => order.amount, what: 'the full unspent amount (amount - amountSpent)' },

@@ -21,6 +21,7 @@ import { bucket, usdcRow } from './steps/balance.ts';
 import { userWithIntent } from './steps/create.ts';
 import { builtTransaction, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
 import { asUser } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * The concurrency facts: the same request sent a few times at once (Promise.all of a handful, within the run's
@@ -77,7 +78,7 @@ const totalOf = (row?: Record<string, unknown>) =>
  */
 async function expectDepositedAndLockedOnce(
   t: CheckContext,
-  rule: string,
+  rule: RuleId,
   user: Funded,
   order: Record<string, unknown>,
   inputAmount: string,

@@ -1,6 +1,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Faults } from '../harness/control.ts';
 import { isObject } from '../shared/values.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /** GET /health without any credential; 503 is one of its documented answers, so no retry. */
 async function getHealth(t: CheckContext) {
@@ -41,7 +42,7 @@ export const healthIsOutsideTheEnvelope = defineCheck({
 /** Drive the database state through the control API and read the health answer. */
 function healthUnder(
   name: string,
-  rule: string,
+  rule: RuleId,
   database: NonNullable<Faults['database']>,
   expected: { status: number; body: string; ok(body: Record<string, unknown>): boolean },
 ) {

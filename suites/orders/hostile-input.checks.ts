@@ -25,6 +25,7 @@ import { isObject, randomToken } from '../shared/values.ts';
 import { ERROR_STATUSES } from './error-table.ts';
 import { createOrder, defaultConfig, intentRequest, intentUser, ORDER_TYPES, usdc, type OrderType } from './orders.ts';
 import { onboardedUser, rateLimited, testWallet } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * Hostile input on every operation of the orders spec, GET /health included (OA-HOST-001..003): malformed path ids,
@@ -91,7 +92,7 @@ interface BadInput {
   /** A conforming server may serve it (2xx): the documents leave it arguably valid or unvalidated. */
   served: boolean;
   /** The rule a 2xx breaks (OA-HOST-003 for fields of the assumed templates). */
-  rule?: string;
+  rule?: RuleId;
 }
 
 /** The real orders whose ids the order-level operations get (by the kind of path). */
@@ -258,11 +259,11 @@ function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): Bad
 interface FieldBody {
   json: unknown;
   served: boolean;
-  rule?: string;
+  rule?: RuleId;
 }
 
 /** Each malformed amount in `place(value)`, judged as an amount or a price (prices have no documented bound). */
-function amounts(place: (value: unknown) => unknown, field: { price?: boolean; optional?: boolean }, rule?: string): FieldBody[] {
+function amounts(place: (value: unknown) => unknown, field: { price?: boolean; optional?: boolean }, rule?: RuleId): FieldBody[] {
   // A well-formed integer beyond u64 is no malformed price: not sent to price fields.
   return MALFORMED_AMOUNTS.filter((m) => !(field.price && m.reading === 'beyond-u64')).map((m) => ({
     json: place(m.value),
@@ -273,7 +274,7 @@ function amounts(place: (value: unknown) => unknown, field: { price?: boolean; o
 
 /** Malformed amounts, prices, keys and values in the fields the document (or an assumed template) names. */
 function fieldValues(op: OperationInfo, userPubkey: string): FieldBody[] {
-  const rejected = (json: unknown, rule?: string): FieldBody => ({ json, served: false, rule });
+  const rejected = (json: unknown, rule?: RuleId): FieldBody => ({ json, served: false, rule });
   const patchFields = PATCH_AMOUNT_FIELDS[key(op)];
   if (patchFields) {
     const documentedConfig = op.path !== '/dca/{orderId}'; // trigger PATCH: `{config: {partial}}`; DCA PATCH: not shown (O8)

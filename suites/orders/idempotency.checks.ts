@@ -25,6 +25,7 @@ import type { SiwsEnvironment } from './siws.ts';
 import { type Generated, requestOf, userWithIntent, validConfig } from './steps/create.ts';
 import { expectError, expectErrorEnvelope } from './steps/expect.ts';
 import { asUser, correctBody, onboardedUser, servedRequest, testWallet, otherTenantKey } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * X-Idempotency-Key (Limits: Idempotency; Errors: 422 IDEMPOTENCY_KEY_REUSED) on the two listed POSTs this suite can
@@ -63,7 +64,7 @@ const runs = (t: CheckContext, most: number) => Math.min(t.env.numRuns, most);
  */
 async function property<T>(
   t: CheckContext,
-  rule: string,
+  rule: RuleId,
   arb: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<boolean | void>,
   numRuns: number,
@@ -371,7 +372,7 @@ const serverErrorsNotCached = defineCheck({
 /** `b` sends what `a` sent under the same key, and a different body under a key `a` used: fresh keys both times. */
 async function expectFreshKeysFor(
   t: CheckContext,
-  rule: string,
+  rule: RuleId,
   a: { sub: string; headers?: Record<string, string> },
   b: { sub: string; headers?: Record<string, string> },
   who: string,

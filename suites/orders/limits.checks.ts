@@ -6,6 +6,7 @@ import { createOrder, dcaRequest, intentRequest, intentUser, postIntent, skipIfT
 import { templatesAccepted, TRIGGER_TYPES, type TriggerType, unixSecondsFromNow } from './steps/create.ts';
 import { expectError } from './steps/expect.ts';
 import { asUser } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * Create-time validations and limits of POST /orders/intent (area LIM: Limits; Errors, VALIDATION_ERROR and its
@@ -186,7 +187,7 @@ const ocoMinOutput = defineCheck({
 
 /** An invalid config class: its rule, the types it applies to, boundary values, and generated ones. */
 interface InvalidClass {
-  rule: string;
+  rule: RuleId;
   what: string;
   types: readonly TriggerType[];
   /** Config overrides from a generated value and the service's now (Unix seconds). */

@@ -16,6 +16,7 @@ import {
   testWallet,
   throwawayWallet,
 } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * POST /partner/onboard (Onboarding; Limits, SIWS message; Errors, onboarding). The SIWS canonical form is the suite's
@@ -26,7 +27,7 @@ import {
  */
 
 /** A refused onboarding: `status` with one of `codes` for `what`, in the failure envelope (OA-ENV-002). */
-function expectRejection(t: CheckContext, rule: string, ex: Exchange, status: number, codes: readonly string[], what: string): void {
+function expectRejection(t: CheckContext, rule: RuleId, ex: Exchange, status: number, codes: readonly string[], what: string): void {
   expectError(t, rule, ex, { status, codes, documented: `${what}: ${status} ${codes.join(' or ')}` });
   expectErrorEnvelope(t, ex);
 }
@@ -34,7 +35,7 @@ function expectRejection(t: CheckContext, rule: string, ex: Exchange, status: nu
 /** A rejected onboarding of a fresh throwaway wallet, its body shaped by `make`. */
 function siwsRejection(
   name: string,
-  rule: string,
+  rule: RuleId,
   what: string,
   make: (t: CheckContext, sub: string) => Promise<unknown>,
   codes: readonly string[] = ['SIWS_INVALID'],

@@ -31,6 +31,7 @@ import {
   TYPE_FIELDS,
 } from './steps/reads.ts';
 import { asUser } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * Orders: read (areas READ, DET; user-scoped, GET): the order lists and their filters, the pending-order lists, the five per-type
@@ -98,7 +99,7 @@ export const userListsShowTheOrders = defineCheck({
     const terminalId = created[created.length - 1]!.orderId;
     const c = { scope: 'user' as const, owner: user.owner, created: recipients(created) };
     for (const o of created) expectOrderInvariants(t, o.order, { ...c, exchange: o.confirm });
-    const list = async (path: string, rule: string) => {
+    const list = async (path: string, rule: RuleId) => {
       const ex = await get(t, user, path);
       const rows = rowsOf(t, rule, ex);
       expectRowInvariants(t, rows, { ...c, exchange: ex });
@@ -218,7 +219,7 @@ export const otherUsersOrdersAreInvisible = defineCheck({
     const other = await reader(t, true);
 
     // What each list shows the owner (the leak below is judged on these, so none may be empty) and the other user.
-    const lists: [path: string, rule: string, carries: (rows: Record<string, unknown>[], id: string) => boolean, ids: string[]][] = [
+    const lists: [path: string, rule: RuleId, carries: (rows: Record<string, unknown>[], id: string) => boolean, ids: string[]][] = [
       ['/me/orders', 'OA-READ-002', (rows, id) => idsIn(rows).includes(id), orderIds],
       ['/me/orders/active', 'OA-READ-002', (rows, id) => idsIn(rows).includes(id), orderIds],
       ['/me/orders/history', 'OA-READ-002', (rows, id) => idsIn(rows).includes(id), orderIds],
@@ -314,7 +315,7 @@ export const detailEndpointsServeTheirType = defineCheck({
     const user = await reader(t, true);
     const created = await ordersOfEveryType(t, user);
     const c = { scope: 'user' as const, owner: user.owner, created: recipients(created) };
-    const detailRule: Record<OrderType, string> = {
+    const detailRule: Record<OrderType, RuleId> = {
       dca: 'OA-DET-001',
       stop_loss: 'OA-DET-002',
       take_profit: 'OA-DET-003',

@@ -12,6 +12,7 @@ import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/
 import { expectError } from './steps/expect.ts';
 import { createIfAccepted, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
 import { otherTenantKey, servedRequest } from './users.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * Partner reporting (area REP; partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` and its filters,
@@ -152,7 +153,7 @@ export const partnerOrderFilters = defineCheck({
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     const a = await createOrder(t, alice, dcaRequest());
-    const query = async (rule: string, q: string) => {
+    const query = async (rule: RuleId, q: string) => {
       const ex = await partner(t, `/partners/me/orders?${q}`);
       return { ex, rows: rowsOf(t, rule, ex) };
     };

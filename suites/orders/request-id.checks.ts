@@ -1,6 +1,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { randomToken } from '../shared/values.ts';
 import { PARTNER_READ } from './steps/auth.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 export const requestIdIsEchoed = defineCheck({
   name: 'x-request-id-is-echoed-back',
@@ -9,7 +10,7 @@ export const requestIdIsEchoed = defineCheck({
   profile: 'smoke',
   async run(t: CheckContext) {
     // A success, an auth failure and the public health endpoint: the header belongs to every answer.
-    const cases = [
+    const cases: { rule: RuleId; what: string; path: string; key: string | undefined }[] = [
       { rule: 'OA-REQID-001', what: 'a success', path: PARTNER_READ, key: t.env.credentials.ordersApiKey },
       { rule: 'OA-REQID-003', what: 'a failure', path: PARTNER_READ, key: undefined },
       { rule: 'OA-REQID-004', what: 'GET /health', path: '/health', key: undefined },

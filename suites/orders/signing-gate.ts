@@ -3,6 +3,7 @@ import { Keypair, PublicKey, SystemProgram, Transaction, VersionedMessage } from
 import bs58 from 'bs58';
 import type { Exchange } from '../harness/exchange.ts';
 import { ConformanceFailure } from '../harness/failure.ts';
+import { type RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * The signing gate: the only place where the suite signs a transaction with a user's wallet (issue 12). The suite
@@ -49,7 +50,7 @@ export type SigningStep =
   | { kind: 'wallet-withdrawal'; mints: readonly string[] }
   | { kind: 'order-withdrawal'; mints: readonly string[] };
 
-export const STEP_RULES: Record<SigningStep['kind'], string> = {
+export const STEP_RULES: Record<SigningStep['kind'], RuleId> = {
   deposit: 'OA-INT-018',
   'dca-modify': 'OA-DCA-022',
   'wallet-withdrawal': 'OA-WDW-015',

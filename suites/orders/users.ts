@@ -9,6 +9,7 @@ import { SetupFailed, Unsupported } from '../harness/failure.ts';
 import { randomToken } from '../shared/values.ts';
 import { protectWallet } from './signing-gate.ts';
 import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
+import { specRule } from '../../generators/vocabulary.ts';
 
 /** Check an answer against the orders spec as the harness does (violations surface after the check's assertions). */
 export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Exchange): void {
@@ -26,7 +27,7 @@ export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Ex
   }
   for (const err of r.errors) {
     t.violations.push({
-      rule: err.rule,
+      rule: specRule(err.rule),
       detail: {
         documented: `the ${ex.response.status} body of ${operationId} matches the spec`,
         received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body },

@@ -24,9 +24,10 @@ import {
 import { quote } from './samples.ts';
 import { malformedPubkey } from './arbitraries.ts';
 import { TOKEN_PROGRAM } from './solana.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /** Engine 400, plain text naming the field. */
-function expectTextNaming(t: CheckContext, rule: string, call: QuoteCall, field: string, what: string): void {
+function expectTextNaming(t: CheckContext, rule: RuleId, call: QuoteCall, field: string, what: string): void {
   t.expect(rule, call.status === 400, {
     documented: `${what} answered 400`,
     received: { status: call.status, body: call.body },

@@ -1,6 +1,7 @@
 import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { at, isNonNegativeInteger, isObject } from '../shared/values.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 async function getInfo(t: CheckContext): Promise<{ ex: Exchange; info: unknown }> {
   const ex = await t.quotes.request({ path: '/api/v1/info' });
@@ -31,7 +32,7 @@ export const infoPublishesIntegerProtocolVersion = defineCheck({
  */
 interface Setting {
   name: string;
-  rule: string;
+  rule: RuleId;
   path: string;
   value: unknown;
   accepts?: { documented: string; test: (v: unknown) => boolean };

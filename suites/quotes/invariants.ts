@@ -25,6 +25,7 @@ import {
   listParam,
   stringParam,
 } from './route-params-invariants.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 const ROUTE_U64 = [
   'inAmount',
@@ -46,7 +47,7 @@ function isU64(v: unknown): boolean {
 /** Decimals seen per mint within one check, to cross-check responses against each other (Q-META-005, Q-ERR-007). */
 const decimalsSeen = new WeakMap<Judge, Map<string, number>>();
 
-function checkDecimals(j: Judge, rule: string, mint: unknown, value: unknown, detail: Detail): void {
+function checkDecimals(j: Judge, rule: RuleId, mint: unknown, value: unknown, detail: Detail): void {
   if (typeof mint !== 'string' || typeof value !== 'number') return;
   const known = KNOWN_MINT_DECIMALS[mint];
   if (known !== undefined) j.must(rule, value === known, detail(`the decimals of mint ${mint} are ${known}`, value));

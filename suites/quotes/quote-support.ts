@@ -9,6 +9,7 @@ import type { FailureDetail } from '../harness/failure.ts';
 import { at, isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
 import { pubkeysAsBase58 } from './msgpack-keys.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 export const QUOTE_PATH = '/api/v1/quote/swap';
 export const JSON_TYPE = 'application/json';
@@ -168,7 +169,7 @@ export class Judge {
 
   constructor(readonly t: CheckContext) {}
 
-  must(rule: string, condition: unknown, detail: FailureDetail): boolean {
+  must(rule: RuleId, condition: unknown, detail: FailureDetail): boolean {
     if (this.t.check.rules.includes(rule)) {
       this.t.expect(rule, condition, detail);
       return true;

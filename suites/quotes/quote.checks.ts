@@ -7,10 +7,11 @@ import { defineCheck, type Check, type CheckContext } from '../harness/check.ts'
 import { at } from '../shared/values.ts';
 import { EXERCISED, quote, sampleQuotes, type Sample } from './samples.ts';
 import { Judge, discover, quoteParams, routesOf } from './quote-support.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 interface Fact {
   name: string;
-  rules: string[];
+  rules: RuleId[];
   /** Why the sample did not exercise the fact (then the check skips instead of passing vacuously). */
   exercised?: (s: Sample) => string | undefined;
 }

@@ -7,6 +7,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
 import { QUOTE_PATH, queryString, quoteParams } from './quote-support.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * rps of the test plans: 0.25 requests per second is exactly 15 requests per 60 seconds (0.25 * 60 is exact in
@@ -59,7 +60,7 @@ function expectPlatform429(t: CheckContext, ex: Exchange, code: 'rate_limited' |
  * Send `paths` in order on `keys` (round robin) and require every one to be admitted. Returns when the first one was
  * answered: the window starts there, since a request may first wait out a retry-after that held the run.
  */
-async function admitted(t: CheckContext, keys: string[], paths: string[], rule: string, what: string): Promise<number> {
+async function admitted(t: CheckContext, keys: string[], paths: string[], rule: RuleId, what: string): Promise<number> {
   let first = Date.now();
   for (const [i, path] of paths.entries()) {
     const ex = await get(t, keys[i % keys.length]!, path);

@@ -25,6 +25,7 @@ import {
   type RequestOptions,
 } from './quote-support.ts';
 import { QUOTE_DEFAULTS, WSOL_MINT } from './fixtures.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 export interface Sample {
   d: Discovery;
@@ -170,7 +171,7 @@ export function wallet(t: CheckContext, purpose: string): string {
 }
 
 /** A well-formed value of a parameter is accepted: a route, or a documented no-route 404, never a 400. */
-export function expectAccepted(t: CheckContext, rule: string, call: QuoteCall, what: string): void {
+export function expectAccepted(t: CheckContext, rule: RuleId, call: QuoteCall, what: string): void {
   t.expect(rule, call.status === 200 || (call.status === 404 && isObject(call.body) && call.body.code === -7), {
     documented: `${what} is accepted: 200, or 404 code -7 when no route satisfies it (never 400)`,
     received: { status: call.status, body: call.body },

@@ -3,6 +3,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { notABoolean } from '../shared/arbitraries.ts';
 import { isObject } from '../shared/values.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 interface Venues {
   ex: Exchange;
@@ -10,7 +11,7 @@ interface Venues {
   programIds?: unknown[];
 }
 
-async function getVenues(t: CheckContext, rule: string, includeProgramIds?: boolean): Promise<Venues> {
+async function getVenues(t: CheckContext, rule: RuleId, includeProgramIds?: boolean): Promise<Venues> {
   const ex = await t.quotes.request({ path: '/api/v1/venues', query: includeProgramIds === undefined ? undefined : { includeProgramIds } });
   const body = ex.response.body;
   t.expect(rule, ex.response.status === 200 && isObject(body) && Array.isArray(body.labels), {

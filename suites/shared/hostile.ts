@@ -5,6 +5,7 @@ import type { CheckContext } from '../harness/check.ts';
 import type { RequestSpec, ServiceClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { ConformanceFailure, SetupFailed } from '../harness/failure.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
  * Hostile input shared by both services' checks (suites/orders/hostile-input.checks.ts,
@@ -169,7 +170,7 @@ export const runsPerOperation = (t: CheckContext) => Math.max(3, Math.ceil(t.env
  * Send one hostile request without retries or spec validation (the hostile checks judge the answer themselves). No
  * answer in time is a failure of `rule`; a dropped connection is one too, when it drops again on a second try.
  */
-export async function sendHostile(t: CheckContext, client: ServiceClient, rule: string, spec: RequestSpec): Promise<Exchange> {
+export async function sendHostile(t: CheckContext, client: ServiceClient, rule: RuleId, spec: RequestSpec): Promise<Exchange> {
   const request = { ...spec, retry: false, validate: false };
   const what = `${request.method ?? 'GET'} ${request.path}`;
   for (let attempt = 1; ; attempt++) {
@@ -203,7 +204,7 @@ export class Sweep {
   private unanswered?: ConformanceFailure;
 
   /** Send one bad input (sendHostile) and count it under `operation`; after an unanswered one, nothing more is sent. */
-  async send(t: CheckContext, client: ServiceClient, rule: string, operation: string, spec: RequestSpec): Promise<Exchange> {
+  async send(t: CheckContext, client: ServiceClient, rule: RuleId, operation: string, spec: RequestSpec): Promise<Exchange> {
     if (this.unanswered) throw this.unanswered;
     try {
       return await sendHostile(t, client, rule, spec);

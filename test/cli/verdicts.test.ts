@@ -20,6 +20,7 @@ import { buildMatrix, type Matrix, type RunInfo } from '../../suites/harness/mat
 import { decidingIds, loadCatalogue } from '../../suites/harness/rules.ts';
 import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import type { TargetEnv, Verdict } from '../../suites/harness/types.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), 'conformance-verdicts-'));
@@ -122,7 +123,7 @@ describe('verdicts of one check each, and the reports made of them (in process)'
     request: { method: 'POST', url: 'http://127.0.0.1:9/partner/onboard', headers: {} },
     response: { status, headers: {}, mediaType: 'application/json', body, raw: Buffer.from(JSON.stringify(body)) },
   });
-  const check = (name: string, rules: string[], run: (t: CheckContext) => Promise<void>, over: Partial<Check> = {}) =>
+  const check = (name: string, rules: RuleId[], run: (t: CheckContext) => Promise<void>, over: Partial<Check> = {}) =>
     defineCheck({ name, service: 'orders', rules, profile: 'readonly', run, ...over });
   const checks: Check[] = [
     check('a-pass', ['OA-HEALTH-001'], async () => {}),

@@ -31,6 +31,7 @@ import {
 } from '../../suites/orders/signing-gate.ts';
 import { onboardBody } from '../../suites/orders/siws.ts';
 import { runAgainstReference } from './run.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const NATIVE = 'So11111111111111111111111111111111111111112';
@@ -279,7 +280,7 @@ describe("SIWS: the run's wallet signs only the canonical message of this run", 
 });
 
 describe("hostile targets: a forged transaction is refused, fails the step's rule, and is never sent signed", () => {
-  const MUTANTS: Record<string, string> = {
+  const MUTANTS: Record<string, RuleId> = {
     'intent-deposit-also-sends-1000-sol-to-a-stranger': 'OA-INT-018',
     'dca-modify-transaction-also-sends-sol-to-a-stranger': 'OA-DCA-022',
     'wallet-withdrawal-transaction-also-debits-the-user-wallet': 'OA-WDW-015',

@@ -2,6 +2,7 @@ import { defineCheck, type CheckContext } from '../../harness/check.ts';
 import { modelRun } from '../../harness/model-run.ts';
 import { commandsOf } from './commands.ts';
 import { setup, type Family } from './model.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
  * One model-based test per order family (DCA, trigger orders, slice): generated sequences of commands (create,
@@ -12,7 +13,7 @@ import { setup, type Family } from './model.ts';
  */
 
 /** The rules every family's model run judges: the model's facts, then the passive order invariants (order-invariants.ts). */
-const RULES = [
+const RULES: RuleId[] = [
   'OA-STATE-002',
   'OA-STATE-013',
   'OA-STATE-014',

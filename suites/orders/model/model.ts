@@ -23,6 +23,7 @@ import {
 import { expectOrderInvariants, isSignature } from '../order-invariants.ts';
 import { previewedAmount } from '../steps/withdrawals.ts';
 import { rateLimited, validateAgainstSpec } from '../users.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
  * The model of the model-based tests (STYLE.md 8): deliberately simpler than the service. Per order it remembers
@@ -413,7 +414,7 @@ function judgeReservation(
   const rise = () => new Map([...now.keys()].filter((mint) => is(mint) > was(mint)).map((mint) => [mint, is(mint) - was(mint)]));
   const show = (mints: Iterable<string>, expected: (mint: string) => bigint) =>
     [...mints].map((mint) => ({ mint, before: was(mint).toString(), expected: expected(mint).toString(), now: is(mint).toString() }));
-  const released = (rule: string, what: string, held: ReadonlyMap<string, bigint>) => {
+  const released = (rule: RuleId, what: string, held: ReadonlyMap<string, bigint>) => {
     const rows = show(held.keys(), (mint) => was(mint) - held.get(mint)!);
     r.t.expect(
       rule,

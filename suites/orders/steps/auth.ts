@@ -1,6 +1,7 @@
 import type { CheckContext } from '../../harness/check.ts';
 import type { KeyState, TenantState } from '../../harness/control.ts';
 import type { Exchange } from '../../harness/exchange.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /** A partner-only read that creates nothing: the tenant's order report. */
 export const PARTNER_READ = '/partners/me/orders';
@@ -15,7 +16,7 @@ export function partnerRead(t: CheckContext, key: string | undefined): Promise<E
  */
 export interface CredentialState {
   slug: string;
-  rule: string;
+  rule: RuleId;
   status: number;
   code: string;
   /** a new key of the tenant in this state, or else the tenant's own key once the tenant is in `tenant` */

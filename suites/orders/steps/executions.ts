@@ -6,6 +6,7 @@ import { isObject } from '../../shared/values.ts';
 import { dcaRequest, fundUser, INT, type IntentRequest, ISO_8601, pendingIntent, postConfirm, signedDeposit, UUID_V4 } from '../orders.ts';
 import { correctBody, postOnboard, testWallet } from '../users.ts';
 import { advancePast, type Actor, type Row } from './dca.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /** Execution rows as steps of other checks (areas EXEC, REP): the row facts, users and orders of other tenants, cycles run. */
 
@@ -20,7 +21,7 @@ export function expectExecutionRows(
   t: CheckContext,
   rows: readonly Record<string, unknown>[],
   ex: Exchange,
-  orderRule = 'OA-EXEC-003',
+  orderRule: RuleId = 'OA-EXEC-003',
 ): void {
   for (const [i, r] of rows.entries()) {
     t.expect('OA-EXEC-005', !('failure_reason' in r) && !('failureMessage' in r) && 'failureReason' in r, {

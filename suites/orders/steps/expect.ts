@@ -2,6 +2,7 @@ import { errorCode, failureOf } from '../../harness/answers.ts';
 import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { isObject } from '../../shared/values.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /** The error answer a rule documents: its status and the codes it allows (one, or the alternatives an open point leaves). */
 export interface ErrorAnswer {
@@ -12,7 +13,7 @@ export interface ErrorAnswer {
 }
 
 /** The answer is `status` with one of `codes` (error.code), asserted under `rule`. */
-export function expectError(t: CheckContext, rule: string, ex: Exchange, { status, codes, documented }: ErrorAnswer): void {
+export function expectError(t: CheckContext, rule: RuleId, ex: Exchange, { status, codes, documented }: ErrorAnswer): void {
   t.expect(rule, ex.response.status === status && codes.includes(String(errorCode(ex))), {
     documented: documented ?? `${status} ${codes.join(' or ')}`,
     received: failureOf(ex),

@@ -6,6 +6,7 @@ import { isObject } from '../../shared/values.ts';
 import type { OrderOwner } from '../order-invariants.ts';
 import { type Created, createOrder, type Funded, intentRequest, intentUser, ORDER_TYPES, type OrderType } from '../orders.ts';
 import { asUser } from '../users.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /** Reading orders as steps of other checks (areas READ, DET, REP): detail paths, readers, orders of every type, list rows. */
 
@@ -88,7 +89,7 @@ export async function ordersOfEveryType(t: CheckContext, user: Funded): Promise<
 export const recipients = (created: readonly Created[]) => new Map(created.map((c) => [c.orderId, String(c.order.outputRecipientAddress)]));
 
 /** The 2xx array `data` of a list answer, asserted under `rule`. */
-export function rowsOf(t: CheckContext, rule: string, ex: Exchange): Record<string, unknown>[] {
+export function rowsOf(t: CheckContext, rule: RuleId, ex: Exchange): Record<string, unknown>[] {
   const b = ex.response.body;
   const data = isObject(b) ? b.data : undefined;
   t.expect(rule, is2xx(ex) && Array.isArray(data), {

@@ -7,6 +7,7 @@ import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
 import { createOrder, type Funded, intentRequest, intentUser } from '../orders.ts';
 import { asUser } from '../users.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
  * The market every trigger check trades in (area TRIG; triggers.checks.ts, trigger-fills.checks.ts,
@@ -120,7 +121,7 @@ export async function walk(
 /** Fired (completed, or its fill in flight) exactly when `reached`; active otherwise. */
 export function firesExactly(
   t: CheckContext,
-  rule: string,
+  rule: RuleId,
   what: string,
   order: Order,
   ex: Exchange,
