@@ -5,9 +5,10 @@ import { defineConfig } from 'vitest/config';
  * - `self`: the project's own tests (`npm test`): unit tests, spec and rule lint, generator properties, the
  *   reference server, the CLI end to end and the mutation self-test.
  * - `conformance`: the suite against a target; run through `npm run conformance` / `npm start`, which prepares
- *   the target and provides it to the workers (bin/conformance.ts). Its files run one at a time: checks share the
- *   target's state (faults, clock), so they never overlap. What a worker logs is redacted and escaped
- *   (suites/harness/worker-setup.ts).
+ *   the target and provides it to the workers (bin/conformance.ts). Its files run one at a time, each in a process of
+ *   its own (the request budget of suites/harness/pacer.ts is per process); inside a file, checks run concurrently up
+ *   to `maxConcurrency` (--max-concurrency, set by the CLI), except those that share the target's state, which run
+ *   alone (suites/harness/schedule.ts). What a worker logs is redacted and escaped (suites/harness/worker-setup.ts).
  */
 export default defineConfig({
   test: {
@@ -33,6 +34,7 @@ export default defineConfig({
           globalSetup: ['suites/harness/global-setup.ts'],
           setupFiles: ['suites/harness/worker-setup.ts'],
           fileParallelism: false,
+          maxConcurrency: Number(process.env.CONFORMANCE_CHECK_SLOTS) || 1,
           testTimeout: 300_000,
         },
       },

@@ -1,60 +1,115 @@
 /**
- * `npm run bench`: figures, no thresholds. For the smoke and full profiles against the embedded reference server:
- * wall time, requests sent, requests per second, time waiting on the target versus time in the harness; and the
- * throughput of the generated validators.
+ * `npm run bench`: figures, no thresholds. Each profile (smoke, readonly, full) is run as a user runs it (the CLI, its
+ * default --max-concurrency) against two targets, side by side: the embedded reference server (0 ms), and the reference
+ * server started here with 100-300 ms added to every request (`--latency-ms 100-300` of `npm run serve`), as a given
+ * target with --max-rps 0 (so one hostile input per validation branch, suites/shared/hostile.ts). Per run: wall time,
+ * requests, rules judged (pass or fail), requests per judged rule, checks that ran, the exit code. Then the throughput
+ * of the generated validators.
+ *
+ * Bounded: each run against the latency target stops at --max-duration (BENCH_MAX_DURATION seconds, default 300: the
+ * goal for the full profile) and is killed if it has not ended BENCH_GRACE seconds later (default 300: the check under
+ * way and the cleanup); a run cut short says so, with how many of its checks ran.
  */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { ensureGenerated } from '../generators/ensure.ts';
 
 await ensureGenerated();
 const { startReferenceServer } = await import('../fixtures/server/index.ts');
-const { prepareTarget } = await import('../suites/harness/target.ts');
-const { runCheck } = await import('../suites/harness/runner.ts');
-const { allChecks } = await import('../suites/index.ts');
 const { validateResponse } = await import('../generators/index.ts');
-type Profile = import('../suites/harness/types.ts').Profile;
+type Matrix = import('../suites/harness/matrix.ts').Matrix;
 
-async function profileRun(profile: Profile, service?: 'orders' | 'quotes', numRuns = 25) {
-  const server = await startReferenceServer({ port: 0 });
-  try {
-    const env = await prepareTarget({
-      ordersUrl: server.ordersUrl,
-      quotesUrl: server.quotesUrl,
-      controlUrl: server.controlUrl,
-      profile,
-      seed: 1,
-      strict: false,
-      numRuns,
-      timeoutMs: 10_000,
-      maxRps: 0,
-      expectedProviders: 2,
-      credentials: {},
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PROFILES = ['smoke', 'readonly', 'full'] as const;
+const LATENCY: [number, number] = [100, 300];
+const MAX_DURATION_S = Number(process.env.BENCH_MAX_DURATION ?? 300);
+const GRACE_S = Number(process.env.BENCH_GRACE ?? 300);
+
+interface Row {
+  target: string;
+  profile: string;
+  code: number | 'killed';
+  wallMs: number;
+  requests: number;
+  judged: number;
+  ran: number;
+  selected: number;
+  bounded?: string;
+}
+
+/** One CLI run; killed `killAfterMs` after it started, if given. */
+function conformance(args: string[], killAfterMs?: number): Promise<{ code: number | 'killed'; wallMs: number }> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+  );
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env, stdio: 'ignore' });
+    let killed = false;
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => ((killed = true), child.kill('SIGKILL')), killAfterMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: killed ? 'killed' : (code ?? -1), wallMs: performance.now() - started });
     });
-    const started = performance.now();
-    let requests = 0;
-    let waitMs = 0;
-    let ran = 0;
-    for (const check of allChecks.filter((c) => !service || c.service === service)) {
-      const r = await runCheck(check, env);
-      if (r.verdict === 'skipped' && r.requests === 0) continue;
-      ran++;
-      requests += r.requests;
-      waitMs += r.waitMs;
-    }
-    const wallMs = performance.now() - started;
-    return {
-      profile: `${profile}${service ? ` (${service} only)` : ''}, numRuns ${numRuns}`,
-      checks: ran,
-      wallMs,
-      requests,
-      rps: requests / (wallMs / 1000),
-      waitMs,
-      harnessMs: wallMs - waitMs,
+  });
+}
+
+async function measure(target: string, profile: string, args: string[], bound?: number): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-bench-'));
+  try {
+    const extra = bound === undefined ? [] : ['--max-duration', String(bound)];
+    const run = await conformance(
+      ['--profile', profile, '--seed', '1', '--report-dir', dir, ...args, ...extra],
+      bound === undefined ? undefined : (bound + GRACE_S) * 1000,
+    );
+    const file = join(dir, 'matrix.json');
+    const m = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Matrix) : undefined;
+    const ran = m?.checks.filter((c) => c.durationMs > 0 || c.requests > 0) ?? [];
+    const row: Row = {
+      target,
+      profile,
+      ...run,
+      requests: m?.checks.reduce((n, c) => n + c.requests, 0) ?? 0,
+      judged: m?.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail').length ?? 0,
+      ran: ran.length,
+      selected: m?.checks.filter((c) => !c.message?.startsWith('profile ')).length ?? 0,
     };
+    if (run.code === 'killed') row.bounded = `killed ${GRACE_S} s after its --max-duration ${bound} s: no report`;
+    else if (m?.summary.preconditions.some((p) => p.id === 'deadline'))
+      row.bounded = `stopped at --max-duration ${bound} s: ${row.ran} of ${row.selected} checks ran`;
+    return row;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+console.log('conformance runs, --max-concurrency default (8), default --num-runs, seed 1');
+console.log('target               profile   exit    wall      requests  rules judged  requests/rule  checks run');
+const rows: Row[] = [];
+/** Each row as soon as it is measured: a bench stopped half-way still shows what it measured. */
+function print(r: Row): void {
+  rows.push(r);
+  console.log(
+    `${r.target.padEnd(20)} ${r.profile.padEnd(9)} ${String(r.code).padEnd(7)} ${seconds(r.wallMs).padStart(8)}  ${String(r.requests).padStart(8)}  ` +
+      `${String(r.judged).padStart(12)}  ${(r.judged ? r.requests / r.judged : 0).toFixed(1).padStart(13)}  ${String(r.ran).padStart(10)}`,
+  );
+}
+for (const profile of PROFILES) print(await measure('embedded, 0 ms', profile, []));
+for (const profile of PROFILES) {
+  const server = await startReferenceServer({ port: 0, latencyMs: LATENCY });
+  try {
+    const urls = ['--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl, '--control-url', server.controlUrl];
+    print(await measure(`given, ${LATENCY.join('-')} ms`, profile, [...urls, '--max-rps', '0'], MAX_DURATION_S));
   } finally {
     await server.close();
   }
 }
+for (const r of rows.filter((r) => r.bounded)) console.log(`bounded: ${r.target} ${r.profile}: ${r.bounded}`);
 
 function validatorThroughput(): { perSecond: number; n: number } {
   const info = {
@@ -71,28 +126,6 @@ function validatorThroughput(): { perSecond: number; n: number } {
   for (let i = 0; i < n; i++) validateResponse('quotes', 'getInfo', 200, 'application/json', info);
   return { perSecond: n / ((performance.now() - started) / 1000), n };
 }
-
-// One untimed pass first: module loading and JIT warm-up would otherwise be charged to whichever profile runs first.
-await profileRun('full');
-// numRuns 25 is the CI default, 100 the default of `npm start` (model-based runs included in both).
-const rows = [
-  await profileRun('smoke'),
-  await profileRun('full'),
-  await profileRun('full', undefined, 100),
-  await profileRun('full', 'quotes'),
-];
-console.log('profile                               checks  wall ms  requests  req/s    waiting on target ms  in harness ms');
-for (const r of rows) {
-  console.log(
-    `${r.profile.padEnd(37)} ${String(r.checks).padStart(6)}  ${r.wallMs.toFixed(0).padStart(7)}  ${String(r.requests).padStart(8)}  ` +
-      `${r.rps.toFixed(0).padStart(6)}  ${r.waitMs.toFixed(0).padStart(20)}  ${r.harnessMs.toFixed(0).padStart(13)}`,
-  );
-}
-const fullDefault = rows[2]!;
-console.log(
-  `full profile at the npm start default (numRuns 100): ${(fullDefault.wallMs / 1000).toFixed(1)} s against the embedded server; ` +
-    `budget 120 s: ${fullDefault.wallMs <= 120_000 ? 'within' : 'OVER'}`,
-);
 const v = validatorThroughput();
 console.log(
   `generated validator (quotes getInfo 200): ${Math.round(v.perSecond).toLocaleString('en')} validations/s over ${v.n.toLocaleString('en')}`,

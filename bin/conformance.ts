@@ -12,11 +12,23 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
+import { ConfigError, type LoadedConfig, readConfig } from './config-file.ts';
+import { canonicalOrder, parseShard, shardOf, shardPattern } from './shard.ts';
 import type { Check } from '../suites/harness/check.ts';
-import { gatingLine, headline, preconditionLines, ruleCounts, type Matrix, type RunInfo } from '../suites/harness/matrix.ts';
+import {
+  checkCounts,
+  failureLines,
+  gatingLine,
+  headline,
+  preconditionLines,
+  ruleCounts,
+  type Matrix,
+  type RunInfo,
+} from '../suites/harness/matrix.ts';
 import { redact, registerCredentials } from '../suites/harness/redact.ts';
 import { escapeControls } from '../suites/harness/terminal.ts';
 import { DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY } from '../suites/harness/pacer.ts';
+import { checkSlots } from '../suites/harness/schedule.ts';
 import type { TargetConfig } from '../suites/harness/target.ts';
 import { PROFILES, profileIncludes, type Profile } from '../suites/harness/types.ts';
 import { orderTemplates } from '../suites/orders/templates.ts';
@@ -24,7 +36,8 @@ import { orderTemplates } from '../suites/orders/templates.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-export const USAGE = `Usage: npm run conformance -- [options]      (npm start = all defaults, embedded reference server)
+export const USAGE = `Usage: conformance [options]          the suite; in a clone: npm run conformance -- [options] (npm start = all defaults)
+       conformance serve [options]    the reference server (sandbox); conformance serve --help
 
 Target (each option also reads the environment variable in brackets):
   --orders-url URL      Order Automation Service base URL        [CONFORMANCE_ORDERS_URL]
@@ -37,21 +50,30 @@ Run:
   --seed N              fast-check seed (default: random, printed) [CONFORMANCE_SEED]
   --report-dir DIR      where reports go (default: reports)        [CONFORMANCE_REPORT_DIR]
   --grep PATTERN        run only checks whose name or rule ids match [CONFORMANCE_GREP]
-  --shard I/N           run shard I of N (CI matrices); merge with --merge-reports [CONFORMANCE_SHARD]
+  --shard I/N           run shard I of N: about 1/N of the checks (CI matrices); merge with --merge-reports;
+                        refused with --profile full on a given target (the shards would share its state) [CONFORMANCE_SHARD]
   --strict              failures of assumed rules fail the gate too [CONFORMANCE_STRICT=1]
   --num-runs N          fast-check runs per property (default 100, 25 when CI is set) [CONFORMANCE_NUM_RUNS]
   --timeout MS          per-request timeout (default 30000)        [CONFORMANCE_TIMEOUT_MS]
   --max-rps N           request budget, requests per second (default 10 on a given target, none on the
                         embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
-  --max-concurrency N   requests in flight at once, at most (default 8; 0 = no cap) [CONFORMANCE_MAX_CONCURRENCY]
+  --max-concurrency N   checks and requests in flight at once, at most (default 8; 0 = no cap; 1 = one check at a
+                        time; checks sharing the target's state always run alone) [CONFORMANCE_MAX_CONCURRENCY]
   --max-body-bytes N    the largest response body read; a larger one fails the rule (default 8388608) [CONFORMANCE_MAX_BODY_BYTES]
   --max-duration S      the run stops after S seconds: INCOMPLETE, "deadline reached" (default 1800; 0 = none) [CONFORMANCE_MAX_DURATION]
   --max-retry-after S   the longest retry-after of a 429 waited out (default 65) [CONFORMANCE_MAX_RETRY_AFTER]
   --max-retry-wait S    all retry-after waits of the run together, at most (default 300) [CONFORMANCE_MAX_RETRY_WAIT]
   --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
+Partner mode (a target without --control-url; README "Pointing it at your staging"):
+  --budget-minutes N    wall time the black-box checks may wait for cycles, fills and expiry, all together (default 8) [CONFORMANCE_BUDGET_MINUTES]
+  --budget-lamports N   lamports the wallet may spend on fees in the black-box checks (default 50000000) [CONFORMANCE_BUDGET_LAMPORTS]
+  --allow-rate-limit-probes  opt in to probes that spend the rate-limit allowance [CONFORMANCE_ALLOW_RATE_LIMIT_PROBES=1]
   --mutant NAME         embedded server only: start it with one deliberate defect
   --variant NAME        embedded server only: start it with one benign variation
   --merge-reports DIR   merge the report dirs of shards found under DIR into --report-dir, then exit
+  --config PATH         a config file (default: conformance.config.json, .yaml or .yml in the working directory)
+                        holding any option above and the CONFORMANCE_* settings, never a secret; options and the
+                        environment win over it (specs/conformance-config.schema.json) [CONFORMANCE_CONFIG]
   --help                this text
 Credentials, only from the environment: ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT,
 TEST_WALLET_SECRET_KEY. With a control URL that offers tenants and quote-keys the suite provisions its own.
@@ -78,6 +100,8 @@ export interface CliOptions {
   mergeReports?: string;
   /** --max-duration in seconds; 0 = no deadline. */
   maxDurationS: number;
+  /** the config file read, if any */
+  configFile?: string;
 }
 
 function parseUrl(name: string, value: string | undefined): string | undefined {
@@ -142,16 +166,30 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         'max-retry-after': { type: 'string' },
         'max-retry-wait': { type: 'string' },
         'expected-providers': { type: 'string' },
+        'budget-minutes': { type: 'string' },
+        'budget-lamports': { type: 'string' },
+        'allow-rate-limit-probes': { type: 'boolean' },
         mutant: { type: 'string' },
         variant: { type: 'string' },
         'merge-reports': { type: 'string' },
+        config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (e) {
     throw new UsageError((e as Error).message.split('\n')[0]!);
   }
-  const str = (opt: string, envName: string) => (values[opt] as string | undefined) ?? env[envName];
+  let file: LoadedConfig;
+  try {
+    file = readConfig((values.config as string | undefined) ?? (env.CONFORMANCE_CONFIG || undefined), env);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  // Options win over the environment, the environment over the config file (bin/config-file.ts).
+  const str = (opt: string, envName: string) => (values[opt] as string | undefined) ?? env[envName] ?? file.options[opt];
+  const mutant = (values.mutant as string | undefined) ?? file.options.mutant;
+  const variant = (values.variant as string | undefined) ?? file.options.variant;
   const ordersUrl = parseUrl('--orders-url', str('orders-url', 'CONFORMANCE_ORDERS_URL'));
   const quotesUrl = parseUrl('--quotes-url', str('quotes-url', 'CONFORMANCE_QUOTES_URL'));
   const controlUrl = parseUrl('--control-url', str('control-url', 'CONFORMANCE_CONTROL_URL'));
@@ -160,20 +198,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new UsageError('give both --orders-url and --quotes-url, or neither to run against the embedded reference server');
   }
   const embedded = !ordersUrl;
-  if (!embedded && (values.mutant || values.variant))
-    throw new UsageError('--mutant and --variant apply to the embedded reference server only');
+  if (!embedded && (mutant || variant)) throw new UsageError('--mutant and --variant apply to the embedded reference server only');
   const profile = str('profile', 'CONFORMANCE_PROFILE') ?? (embedded ? 'full' : 'readonly');
   if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}: ${profile}`);
   const shard = str('shard', 'CONFORMANCE_SHARD') || undefined;
   if (shard) {
-    const m = /^(\d+)\/(\d+)$/.exec(shard);
-    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard must be I/N with 1 <= I <= N: ${shard}`);
-    // vitest shards by test file, each shard one file at least while N is at most the number of files.
-    const files = findFiles(join(ROOT, 'suites'), /\.test\.ts$/).length;
-    if (Number(m[2]) > files) {
+    if (!parseShard(shard)) throw new UsageError(`--shard must be I/N with 1 <= I <= N: ${shard}`);
+    if (!embedded && profile === 'full') {
       throw new UsageError(
-        `--shard ${shard}: the suite is sharded by test file and has ${files}, ` +
-          `so some of ${m[2]} shards would hold no check; use at most ${files} shards`,
+        `--shard with --profile full on a given target is refused: the shards would run at once against one target and ` +
+          `share its state (the wallet's balances and orders, the control API's clock, faults and prices), so their verdicts ` +
+          `would not hold; run full unsharded, or shard smoke or readonly`,
       );
     }
   }
@@ -189,6 +224,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  // The checks read these in their workers, which inherit this process's environment.
+  for (const [name, value] of Object.entries(file.env)) process.env[name] ??= value;
   const strictEnv = env.CONFORMANCE_STRICT;
   return {
     config: {
@@ -198,13 +235,20 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       gatewayUrl,
       profile: profile as Profile,
       seed,
-      strict: Boolean(values.strict) || strictEnv === '1' || strictEnv === 'true',
+      strict:
+        Boolean(values.strict) ||
+        (strictEnv !== undefined && strictEnv !== '' ? strictEnv === '1' || strictEnv === 'true' : file.options.strict === 'true'),
       numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
       timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
       maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
       maxConcurrency:
         parseInteger('--max-concurrency', str('max-concurrency', 'CONFORMANCE_MAX_CONCURRENCY'), 0) ?? DEFAULT_MAX_CONCURRENCY,
       expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
+      budgetMinutes: parseInteger('--budget-minutes', str('budget-minutes', 'CONFORMANCE_BUDGET_MINUTES'), 0),
+      budgetLamports: parseInteger('--budget-lamports', str('budget-lamports', 'CONFORMANCE_BUDGET_LAMPORTS'), 0),
+      allowRateLimitProbes:
+        Boolean(values['allow-rate-limit-probes']) ||
+        ['1', 'true'].includes(str('allow-rate-limit-probes', 'CONFORMANCE_ALLOW_RATE_LIMIT_PROBES') ?? ''),
       bounds: {
         maxBodyBytes:
           parseInteger('--max-body-bytes', str('max-body-bytes', 'CONFORMANCE_MAX_BODY_BYTES'), 1) ?? DEFAULT_BOUNDS.maxBodyBytes,
@@ -218,11 +262,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             DEFAULT_BOUNDS.maxRetryWaitMs / 1000),
       },
     },
-    reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? join(ROOT, 'reports')),
+    reportDir: resolve(str('report-dir', 'CONFORMANCE_REPORT_DIR') ?? 'reports'),
     grep,
     shard,
-    mutant: values.mutant as string | undefined,
-    variant: values.variant as string | undefined,
+    mutant,
+    variant,
+    configFile: file.path,
     mergeReports: values['merge-reports'] as string | undefined,
     maxDurationS: parseInteger('--max-duration', str('max-duration', 'CONFORMANCE_MAX_DURATION'), 0) ?? DEFAULT_MAX_DURATION_S,
   };
@@ -235,24 +280,16 @@ function shown(text: string): string {
 
 /** The failing checks per rule, the broken preconditions with their fixes, the errors outside any check. */
 function printSummary(m: Matrix, reportDir: string): void {
-  const c = m.summary.checks;
   const lines = [
     '',
     `Conformance ${headline(m)} — profile ${m.run.profile}, seed ${m.run.seed}${m.run.target.mutant ? `, mutant ${m.run.target.mutant}` : ''}`,
     `  target:  orders ${m.run.target.ordersUrl}  quotes ${m.run.target.quotesUrl}${m.run.target.embedded ? '  (embedded reference server)' : ''}`,
-    `  checks:  ${c.pass} pass, ${c.fail} fail (${m.summary.gatingFailures} gating), ${c.unsupported} unsupported, ${c.skipped} skipped, ${c['setup-failed']} setup-failed`,
+    `  checks:  ${checkCounts(m)}`,
     `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check: ${ruleCounts(m)}`,
     `  gating:  ${gatingLine(m)}`,
   ];
-  const failed = new Map<string, string[]>();
-  for (const r of m.checks.filter((r) => r.verdict === 'fail')) {
-    const key = `${r.gating ? 'FAIL' : 'fail (not gating)'} ${r.rule}`;
-    failed.set(key, [...(failed.get(key) ?? []), `${r.check}${r.failedAt ? ` (${r.failedAt})` : ''}`]);
-  }
-  for (const [key, checks] of failed)
-    lines.push(
-      `  ${key}: ${checks.length === 1 ? checks[0] : `${checks.length} checks (${checks.slice(0, 3).join(', ')}${checks.length > 3 ? ', …' : ''})`}`,
-    );
+  // Each root cause once, with the checks it blocked and its replay (matrix.ts).
+  lines.push(...failureLines(m).map((l) => `  ${l}`));
   if (m.summary.preconditions.length > 0) {
     lines.push(
       m.summary.verdict === 'incomplete'
@@ -328,10 +365,13 @@ async function mergeReports(from: string, reportDir: string): Promise<number> {
     allChecks,
     run,
     VERSION,
-    { stopped, errors: matrices.flatMap((m) => m.summary.errors ?? []) },
+    { stopped, errors: matrices.flatMap((m) => m.summary.errors ?? []), commit: first.suite?.commit },
   );
   writeMatrix(reportDir, matrix);
   writeJUnit(reportDir, matrix, groupOf);
+  // The merged Allure results say what the merged matrix says (one root cause once, the run's environment).
+  const { completeAllureResults } = await import('./reporters/allure-results.ts');
+  completeAllureResults(join(reportDir, 'allure-results'), matrix);
   printSummary(matrix, reportDir);
   return exitCode(matrix);
 }
@@ -350,6 +390,8 @@ async function unknownEmbeddedName(options: CliOptions): Promise<string | undefi
 
 /** The whole job; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // No colour codes in a log: vitest's colours take a terminal for granted unless told (bin/reporters/progress.ts).
+  if (!process.stdout.isTTY && !('FORCE_COLOR' in process.env)) process.env.NO_COLOR = '1';
   // Before the options and the environment are read: help is given whatever they hold.
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE);
@@ -365,6 +407,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw e;
   }
+  return execute(options);
+}
+
+/** A run (or a merge) of parsed options, as the CLI and the API (bin/api.ts) make it; returns the exit code. */
+export async function execute(options: CliOptions): Promise<number> {
   const deadlineAt = options.maxDurationS > 0 ? Date.now() + options.maxDurationS * 1000 : undefined;
   await ensureGenerated();
   if (options.mergeReports) {
@@ -388,6 +435,27 @@ export async function main(argv: string[]): Promise<number> {
         `${selected.length > 0 ? ` of profile ${cfg.profile} (${selected.length} of other profiles)` : ''}: nothing to run`,
     );
     return 2;
+  }
+  // --shard I/N: about 1/N of the checks the profile runs (bin/shard.ts), run through a test-name pattern naming each.
+  let inRun = selected;
+  let testNamePattern = options.grep;
+  if (options.shard) {
+    const shard = parseShard(options.shard)!;
+    const runs = (c: Check) => profileIncludes(cfg.profile, c.profile);
+    const chosen = new Set(selected);
+    inRun = shardOf(
+      canonicalOrder(checkGroups).filter((c) => chosen.has(c)),
+      runs,
+      shard,
+    );
+    if (!inRun.some(runs)) {
+      console.error(
+        `conformance: --shard ${options.shard} holds no check: ${selected.filter(runs).length} check(s) of profile ${cfg.profile}` +
+          `${options.grep ? ` match --grep ${options.grep}` : ''}, fewer than ${shard.count} shards; use fewer shards`,
+      );
+      return 2;
+    }
+    testNamePattern = shardPattern(checkGroups, new Set(inRun));
   }
   const { prepareTarget, credentialsFromEnv, TargetUnreachable } = await import('../suites/harness/target.ts');
   let server: { ordersUrl: string; quotesUrl: string; controlUrl: string; close(): Promise<void> } | undefined;
@@ -454,9 +522,11 @@ export async function main(argv: string[]): Promise<number> {
       ),
     );
 
+    // Every malformed input on the embedded server; one per validation branch on a given target (suites/shared/hostile.ts).
+    target.hostileInputs = server ? 'every' : 'per-branch';
     // The preflight: what most checks rest on, tried once; what broke is said here and, with its fix, in the summary.
     const { preflight } = await import('../suites/harness/preflight.ts');
-    const reaches = (service: string) => selected.some((c) => c.service === service && profileIncludes(target.profile, c.profile));
+    const reaches = (service: string) => inRun.some((c) => c.service === service && profileIncludes(target.profile, c.profile));
     target.preconditions = await preflight(target, { orders: reaches('orders'), quotes: reaches('quotes') });
     for (const p of target.preconditions) {
       console.error(
@@ -474,15 +544,18 @@ export async function main(argv: string[]): Promise<number> {
       startedAt: new Date().toISOString(),
       profile: target.profile,
       seed: target.seed,
+      numRuns: target.numRuns,
       strict: target.strict,
       shard: options.shard,
       target: {
         ordersUrl: target.ordersUrl,
         quotesUrl: target.quotesUrl,
         controlUrl: target.controlUrl,
+        gatewayUrl: target.gatewayUrl,
         capabilities: target.capabilities,
         embedded: Boolean(server),
         mutant: options.mutant,
+        variant: options.variant,
         info: target.info,
       },
       specHashes,
@@ -492,6 +565,9 @@ export async function main(argv: string[]): Promise<number> {
     // The orders file cleans up what a full run created and writes what it could not (suites/orders/cleanup.ts).
     const cleanupFile = join(options.reportDir, 'cleanup.json');
     process.env.CONFORMANCE_CLEANUP_FILE = cleanupFile;
+    // Checks at once, read by vitest.config.ts (a project's maxConcurrency is not a CLI option of vitest); those that
+    // share the target's state still run alone (suites/harness/schedule.ts).
+    process.env.CONFORMANCE_CHECK_SLOTS = String(checkSlots(target.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
     const { startVitest } = await import('vitest/node');
     // Ctrl-C: the run is cancelled (the check under way finishes, the rest are skipped) and the cleanup of what it
     // created still runs; a second Ctrl-C quits at once.
@@ -527,11 +603,12 @@ export async function main(argv: string[]): Promise<number> {
       // never in an environment variable that every child process would inherit.
       provide: { target },
       watch: false,
-      testNamePattern: options.grep,
-      shard: options.shard,
+      testNamePattern,
       reporters: [
         'default',
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
+        // A line per area as it completes when stdout is not a terminal (CI logs).
+        join(ROOT, 'bin/reporters/progress.ts'),
         // Before the matrix: a check that timed out or died with its worker is a failure in it (unfinished.ts).
         join(ROOT, 'bin/reporters/unfinished.ts'),
         // The matrix and junit.xml, from the same results.
@@ -542,7 +619,7 @@ export async function main(argv: string[]): Promise<number> {
             run,
             version: VERSION,
             deadlineAt,
-            ...(options.shard ? {} : { selected: selected.map((c) => c.name) }),
+            selected: inRun.map((c) => c.name),
           },
         ],
         {
@@ -599,12 +676,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** An error nobody caught: its stack, redacted, and exit 1. */
+export function printInternalError(e: unknown): never {
+  console.error(shown(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`));
+  process.exit(1);
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      console.error(shown(`conformance: internal error: ${(e as Error)?.stack ?? String(e)}`));
-      process.exit(1);
-    },
-  );
+  main(process.argv.slice(2)).then((code) => process.exit(code), printInternalError);
 }

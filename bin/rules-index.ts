@@ -2,7 +2,8 @@
 /**
  * `npm run rules:index`: writes reports/rules.md, the index of the rule catalogue. For every rule of specs/rules/*.yaml
  * it links the checks that cite it (file:line and name; a rule cited only through a rule-list constant names the
- * constant, so a grep that misses the check is explained), the mutants that break it with their hook points and the
+ * constant, so a grep that misses the check is explained, and every check that spreads a constant is listed with its
+ * expansion), the mutants that break it with their hook points and the
  * server modules behind them (fixtures/server/hooks.ts, orders/routes.ts), the benign variants that name it, and the
  * server files whose code names the rule id. `npm test` regenerates it (test/house/rules-index.test.ts).
  */
@@ -57,9 +58,19 @@ export interface RuleListConstant {
   rules: string[];
 }
 
+/** A check whose `rules` spread a rule-list constant, with the rules the constant expands to. */
+export interface ConstantSpread {
+  check: string;
+  /** `suites/…/x.checks.ts:LINE` */
+  source: string;
+  constant: string;
+  rules: string[];
+}
+
 export interface RulesIndex {
   entries: RuleEntry[];
   constants: RuleListConstant[];
+  spreads: ConstantSpread[];
   /** Areas by `OA-AREA` / `Q-AREA`, with their description. */
   areas: Map<string, string>;
 }
@@ -159,6 +170,37 @@ export async function ruleListConstants(): Promise<RuleListConstant[]> {
     if (rules.length > 0) out.push({ name, source: `${rel(c.path)}:${c.line}`, rules: [...new Set(rules)] });
   }
   return out;
+}
+
+/**
+ * The `rules` of the check named `name` in a file, as written: the ids it names literally and the constants it spreads
+ * (`rules: ['OA-DCA-007', ...USER_ORDER_RULES]`); undefined when the file has no such check (rules built elsewhere).
+ */
+export function writtenRules(path: string, name: string): { literal: string[]; spreads: string[] } | undefined {
+  let found: { literal: string[]; spreads: string[] } | undefined;
+  sourceFile(path).forEachChild(function walk(n: ts.Node): void {
+    if (found) return;
+    if (ts.isObjectLiteralExpression(n)) {
+      const prop = (key: string) =>
+        n.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === key);
+      const named = prop('name')?.initializer;
+      const rules = prop('rules')?.initializer;
+      if (named && ts.isStringLiteralLike(named) && named.text === name && rules && ts.isArrayLiteralExpression(unwrap(rules))) {
+        const elements = (unwrap(rules) as ts.ArrayLiteralExpression).elements;
+        found = {
+          literal: elements.filter(ts.isStringLiteralLike).map((e) => e.text),
+          spreads: elements
+            .filter(ts.isSpreadElement)
+            .map((e) => unwrap(e.expression))
+            .filter(ts.isIdentifier)
+            .map((e) => e.text),
+        };
+        return;
+      }
+    }
+    n.forEachChild(walk);
+  });
+  return found;
 }
 
 // ---------------------------------------------------------------- hook points -> server modules
@@ -291,16 +333,22 @@ export async function buildRulesIndex(): Promise<RulesIndex> {
   const entries = new Map<string, RuleEntry>(
     [...rules.values()].map((rule) => [rule.id, { rule, citations: [], mutants: [], variants: [], serverMentions: [] }]),
   );
+  const spreads: ConstantSpread[] = [];
   for (const check of allChecks) {
     const source = check.source ?? 'suites/';
     const path = join(ROOT, source.replace(/:\d+$/, ''));
     const text = path.endsWith('.ts') ? textOf(rel(path)) : '';
     const imported = path.endsWith('.ts') ? [...new Set(importsOf(path).values())].filter((p) => p.endsWith('.ts')) : [];
+    const written = path.endsWith('.ts') ? writtenRules(path, check.name) : undefined;
+    const spread = constants.filter((c) => written?.spreads.includes(c.name));
+    for (const c of spread) spreads.push({ check: check.name, source, constant: c.name, rules: c.rules });
     for (const id of new Set(check.rules)) {
       const entry = entries.get(id);
       if (!entry) continue;
       let via: string[] = [];
-      if (!text.includes(`'${id}'`)) {
+      if (written && !written.literal.includes(id) && spread.some((c) => c.rules.includes(id))) {
+        via = spread.filter((c) => c.rules.includes(id)).map((c) => c.name);
+      } else if (!text.includes(`'${id}'`)) {
         const line = Number(/:(\d+)$/.exec(source)?.[1] ?? 1);
         const near = text
           .split('\n')
@@ -339,6 +387,7 @@ export async function buildRulesIndex(): Promise<RulesIndex> {
   return {
     entries: [...entries.values()],
     constants,
+    spreads,
     areas: new Map([...areas.entries()].map(([key, a]) => [key, a.description])),
   };
 }
@@ -413,10 +462,18 @@ export function renderRulesIndex(index: RulesIndex): string {
   out.push(
     '## Rule-list constants',
     '',
-    'Checks that spread these cite every rule listed; a grep for a rule id finds the constant, not the check.',
+    'Checks that spread these cite every rule listed; a grep for a rule id finds the constant, and the next section the checks.',
     '',
   );
   for (const c of index.constants) out.push(`- ${link(c.source, c.name)}: ${c.rules.join(', ')}`);
+  out.push(
+    '',
+    '## Checks that spread a rule-list constant',
+    '',
+    'Each check that writes `...NAME` in its `rules`, with the rules that spread expands to.',
+    '',
+  );
+  for (const s of index.spreads) out.push(`- ${link(s.source, s.check)} spreads \`${s.constant}\`: ${s.rules.join(', ')}`);
   const unnamed = variants.filter((v) => (v.rules ?? []).length === 0).map((v) => v.name);
   out.push('', '## Variants that name no rule', '', unnamed.join(', ') || 'none', '');
   return `${out.join('\n')}\n`;

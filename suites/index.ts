@@ -27,6 +27,7 @@ import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
 import * as orderOnboarding from './orders/onboarding.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
+import * as orderBalanceLocks from './orders/balance-locks.checks.ts';
 import * as orderIntent from './orders/intent.checks.ts';
 import * as orderConfirm from './orders/confirm.checks.ts';
 import * as orderConfirmTamper from './orders/confirm-tamper.checks.ts';
@@ -34,7 +35,9 @@ import * as orderLimits from './orders/limits.checks.ts';
 import * as orderLimitsNotional from './orders/limits-notional.checks.ts';
 import * as orderReads from './orders/reads.checks.ts';
 import * as orderReporting from './orders/reporting.checks.ts';
+import * as orderReportingFilters from './orders/reporting-filters.checks.ts';
 import * as orderActions from './orders/actions.checks.ts';
+import * as orderFailures from './orders/failures.checks.ts';
 import * as orderDcaModify from './orders/dca-modify.checks.ts';
 import * as orderDcaLifecycle from './orders/dca-lifecycle.checks.ts';
 import * as orderExecutions from './orders/executions.checks.ts';
@@ -50,6 +53,10 @@ import * as orderOrderWithdrawals from './orders/order-withdrawals.checks.ts';
 import * as orderErrors from './orders/errors.checks.ts';
 import * as orderHostile from './orders/hostile-input.checks.ts';
 import * as orderIsolation from './orders/isolation.checks.ts';
+import * as orderBlackboxExecution from './orders/blackbox-execution.checks.ts';
+import * as orderBlackboxTriggers from './orders/blackbox-triggers.checks.ts';
+import * as orderBlackboxIsolation from './orders/blackbox-isolation.checks.ts';
+import * as orderBlackboxActions from './orders/blackbox-actions.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -86,6 +93,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/onboarding': checksOf(orderOnboarding),
   'orders/me': checksOf(orderMe),
   'orders/balance': checksOf(orderBalance),
+  'orders/balance-locks': checksOf(orderBalanceLocks),
   'orders/intent': checksOf(orderIntent),
   'orders/confirm': checksOf(orderConfirm),
   'orders/confirm-tamper': checksOf(orderConfirmTamper),
@@ -93,7 +101,9 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/limits-notional': checksOf(orderLimitsNotional),
   'orders/reads': checksOf(orderReads),
   'orders/reporting': checksOf(orderReporting),
+  'orders/reporting-filters': checksOf(orderReportingFilters),
   'orders/actions': checksOf(orderActions),
+  'orders/failures': checksOf(orderFailures),
   'orders/dca-modify': checksOf(orderDcaModify),
   'orders/dca-lifecycle': checksOf(orderDcaLifecycle),
   'orders/executions': checksOf(orderExecutions),
@@ -109,6 +119,10 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/errors': checksOf(orderErrors),
   'orders/hostile-input': checksOf(orderHostile),
   'orders/isolation': checksOf(orderIsolation),
+  'orders/blackbox-execution': checksOf(orderBlackboxExecution),
+  'orders/blackbox-triggers': checksOf(orderBlackboxTriggers),
+  'orders/blackbox-isolation': checksOf(orderBlackboxIsolation),
+  'orders/blackbox-actions': checksOf(orderBlackboxActions),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import { allChecks, checkGroups } from '../../suites/index.ts';
 import { writeJUnit } from '../../suites/harness/junit.ts';
+import { completeAllureResults } from './allure-results.ts';
 import { buildMatrix, writeMatrix, type RunInfo, type Stopped } from '../../suites/harness/matrix.ts';
 import { deadlineUnjudged } from '../../suites/harness/preconditions.ts';
 import { redact, registerCredentials } from '../../suites/harness/redact.ts';
@@ -15,6 +19,23 @@ export interface MatrixReporterOptions {
   deadlineAt?: number;
   /** the checks the run selected (--grep), when it is not sharded: those a cut-short run never reached are listed as not run */
   selected?: string[];
+}
+
+/** The suite's git commit (with `+changes` when the work tree differs from it), or undefined without git or a repository. */
+export function suiteCommit(): string | undefined {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    }).trim();
+  try {
+    const commit = git('rev-parse', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') === '' ? commit : `${commit}+changes`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The group (vitest describe, junit testsuite) of each check. */
@@ -65,9 +86,12 @@ export default class MatrixReporter implements Reporter {
     const matrix = buildMatrix(results, allChecks, run, this.options.version, {
       stopped,
       errors: errors.map((e) => escapeControls(redact(e))),
+      commit: suiteCommit(),
     });
     writeMatrix(this.options.reportDir, matrix);
     writeJUnit(this.options.reportDir, matrix, groupOf);
+    // After the Allure reporter wrote each test (it comes before this one, bin/conformance.ts).
+    completeAllureResults(join(this.options.reportDir, 'allure-results'), matrix);
   }
 
   /** The selected checks a cut-short run never reached: skipped, saying why (at the deadline: not judged, INCOMPLETE). */

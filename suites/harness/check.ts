@@ -22,6 +22,8 @@ export interface Check {
   profile: Profile;
   /** capabilities of the control API it needs; missing ones make the verdict `unsupported` */
   needs?: readonly Capability[];
+  /** runs with no other check: it changes the target's shared state (clock, prices, faults) when offered (schedule.ts) */
+  alone?: true;
   run(t: CheckContext): Promise<void>;
   /** where it is defined, `suites/…/x.checks.ts:LINE` (set by defineCheck); failures print it */
   source?: string;

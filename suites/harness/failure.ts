@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Exchange } from './exchange.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import { toCurl } from './curl.ts';
-import { redact } from './redact.ts';
+import { isPlaceholder, redact } from './redact.ts';
 
 export interface FailureDetail {
   /** What the documents say, in one sentence. */
@@ -99,7 +100,63 @@ export function formatFailure(f: ConformanceFailure, checkName: string, ruleStat
   if (f.property) {
     lines.push(`  seed:       ${f.property.seed}` + (f.property.path ? `  path: ${f.property.path}` : ''));
     if (f.property.counterexample !== undefined) lines.push(`  counterexample: ${shorten(show(f.property.counterexample), 600)}`);
-    lines.push(`  replay:     npm run conformance -- --seed ${f.property.seed} --grep '${checkName}'`);
   }
   return redact(lines.join('\n'));
+}
+
+/**
+ * The answer a failure was judged on, to group failures by root cause (matrix.ts): `key` is the same exactly when the
+ * rule, the request (method, URL with its query, headers, body) and the answer's status, code and message are; `line`
+ * shows it in one line. A failure without an exchange (a crash) has none and is never grouped.
+ */
+export interface FailingAnswer {
+  key: string;
+  line: string;
+}
+
+/** The error code and message of an answer's body, in either service's error layer (`{code, message}`, `{error: {…}}`). */
+function codeAndMessage(body: unknown): { code?: unknown; message?: unknown } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) return {};
+  const b = body as Record<string, unknown>;
+  const inner = typeof b.error === 'object' && b.error !== null ? (b.error as Record<string, unknown>) : b;
+  return { code: inner.code ?? b.code, message: inner.message ?? b.message };
+}
+
+/**
+ * The headers that tell two requests to one URL apart, as a failing answer's line shows them: the media type asked for,
+ * and which credential was sent (its placeholder, `$QUOTES_API_KEY`; a value the run did not register is not shown).
+ */
+function headerHint(headers: Record<string, string>): string {
+  const shown = Object.entries(headers).flatMap(([name, value]) => {
+    const lower = name.toLowerCase();
+    if (lower === 'accept') return [`${lower}: ${value}`];
+    if (!['x-api-key', 'x-service-key', 'authorization'].includes(lower)) return [];
+    const token = redact(value.replace(/^bearer\s+/i, ''));
+    return [`${lower}: ${isPlaceholder(token) ? token : token === '' ? '(empty)' : '(another value)'}`];
+  });
+  return shown.length > 0 ? ` [${shown.join(', ')}]` : '';
+}
+
+export function failingAnswer(f: ConformanceFailure): FailingAnswer | undefined {
+  const ex = f.detail.exchange;
+  if (!ex) return undefined;
+  const { code, message } = codeAndMessage(ex.response.body);
+  const headers = Object.entries(ex.request.headers)
+    .map(([name, value]) => `${name.toLowerCase()}: ${value}`)
+    .sort();
+  const identity = JSON.stringify([
+    f.rule,
+    ex.request.method,
+    ex.request.url,
+    headers,
+    ex.request.body ?? null,
+    ex.response.status,
+    code ?? null,
+    message ?? null,
+  ]);
+  const said = [code === undefined ? '' : ` ${show(code)}`, message === undefined ? '' : ` ${JSON.stringify(show(message))}`].join('');
+  return {
+    key: createHash('sha256').update(redact(identity)).digest('hex').slice(0, 16),
+    line: shorten(`${ex.request.method} ${ex.request.url}${headerHint(ex.request.headers)} -> ${ex.response.status}${said}`, 400),
+  };
 }

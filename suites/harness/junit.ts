@@ -1,6 +1,7 @@
 /**
  * junit.xml of a run, written from the same check results as the matrix, so that CI's test tab and the matrix agree:
- * - a gating failure is a `<failure>` (the failure block, with the check's source line);
+ * - a gating failure is a `<failure>` (the failure block, with the check's source line and its replay), once per root
+ *   cause: a check that failed the same rule on the same answer is `<skipped message="BLOCKED by check …">`;
  * - a non-gating failure, a skipped, unsupported or setup-failed check is a `<skipped message="VERDICT: reason">`,
  *   its whole text in `<system-out>`: never an empty passing testcase;
  * - every testcase carries its verdict, rules and source as properties; errors outside any check are `<error>`s.
@@ -16,8 +17,14 @@ import { escapeControls } from './terminal.ts';
 /** The first line of a non-pass result as CI shows it: `SETUP-FAILED: reason`, `FAIL (not gating: must, assumed): …`. */
 export function verdictLine(r: CheckResult): string {
   const first = (r.message ?? '').split('\n')[0]!;
+  if (r.verdict === 'fail' && r.blockedBy) return `BLOCKED by check "${r.blockedBy}" (the root cause, same answer): ${first}`;
   if (r.verdict === 'fail') return `${r.gating ? 'FAIL' : `FAIL (not gating: ${r.level}, ${r.basis})`}: ${first}`;
   return `${r.verdict.toUpperCase()}: ${first}`;
+}
+
+/** A `<failure>`: a gating failure that is a root cause (one blocked by another check's failure is counted there). */
+function gatingRoot(r: CheckResult): boolean {
+  return r.verdict === 'fail' && r.gating && !r.blockedBy;
 }
 
 /** XML text with the five entities escaped (the characters XML 1.0 cannot carry are escaped on the whole file). */
@@ -31,6 +38,8 @@ function testcase(r: CheckResult, group: string): string[] {
     ['gating', String(r.gating)],
     ['rules', r.rules.join(' ')],
     ...(r.rule ? [['rule', r.rule]] : []),
+    ...(r.blockedBy ? [['blocked-by', r.blockedBy]] : []),
+    ...(r.replay ? [['replay', r.replay]] : []),
     ...(r.source ? [['source', r.source]] : []),
     ...(r.unjudged
       ? [
@@ -46,10 +55,11 @@ function testcase(r: CheckResult, group: string): string[] {
     ...properties.map(([name, value]) => `        <property name="${xml(name!)}" value="${xml(value!)}"/>`),
     '      </properties>',
   ];
-  if (r.verdict === 'fail' && r.gating) {
-    lines.push(`      <failure message="${xml(verdictLine(r))}" type="${xml(r.rule ?? 'fail')}">${xml(r.message ?? '')}</failure>`);
+  const text = `${r.message ?? ''}${r.replay ? `\n  replay:     ${r.replay}` : ''}`;
+  if (gatingRoot(r)) {
+    lines.push(`      <failure message="${xml(verdictLine(r))}" type="${xml(r.rule ?? 'fail')}">${xml(text)}</failure>`);
   } else if (r.verdict !== 'pass') {
-    lines.push(`      <skipped message="${xml(verdictLine(r))}"/>`, `      <system-out>${xml(r.message ?? '')}</system-out>`);
+    lines.push(`      <skipped message="${xml(verdictLine(r))}"/>`, `      <system-out>${xml(text)}</system-out>`);
   }
   lines.push('    </testcase>');
   return lines;
@@ -64,8 +74,8 @@ export function renderJUnit(m: Matrix, groupOf: (check: string) => string): stri
   }
   const counts = (results: CheckResult[]) => ({
     tests: results.length,
-    failures: results.filter((r) => r.verdict === 'fail' && r.gating).length,
-    skipped: results.filter((r) => r.verdict !== 'pass' && !(r.verdict === 'fail' && r.gating)).length,
+    failures: results.filter(gatingRoot).length,
+    skipped: results.filter((r) => r.verdict !== 'pass' && !gatingRoot(r)).length,
     time: (results.reduce((sum, r) => sum + r.durationMs, 0) / 1000).toFixed(3),
   });
   const attrs = (c: ReturnType<typeof counts>, errors: number) =>

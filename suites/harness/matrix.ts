@@ -15,15 +15,19 @@ export interface RunInfo {
   finishedAt: string;
   profile: Profile;
   seed: number;
+  /** fast-check runs per property (--num-runs): a replay needs the same to reach the same counterexample */
+  numRuns?: number;
   strict: boolean;
   shard?: string;
   target: {
     ordersUrl: string;
     quotesUrl: string;
     controlUrl?: string;
+    gatewayUrl?: string;
     capabilities: Capability[];
     embedded: boolean;
     mutant?: string;
+    variant?: string;
     info?: unknown;
   };
   specHashes: Record<string, string>;
@@ -58,7 +62,21 @@ export interface RuleRow {
   assumes?: string[];
   observe: Rule['observe'];
   statement: string;
-  checks: Array<{ name: string; verdict: Verdict; gating: boolean; message?: string }>;
+  /** the section of the document the rule comes from */
+  source?: string;
+  /**
+   * the checks citing it: a failed one names the rule it failed (`rule`) and whether its own assertions held, so that
+   * a check failed on another rule shows what it says of this one (checkVerdict)
+   */
+  checks: Array<{
+    name: string;
+    verdict: Verdict;
+    gating: boolean;
+    message?: string;
+    blockedBy?: string;
+    rule?: string;
+    assertionsHeld?: boolean;
+  }>;
   verdict: RuleVerdict;
 }
 
@@ -69,8 +87,28 @@ export interface CoverageRow {
   covered: number;
 }
 
+/**
+ * One root cause: a failure of `rule` on one answer, and the checks that failed the same rule on the same answer (same
+ * request, status, code and message; failure.ts failingAnswer), which could not go further because of it. Only
+ * identical failing exchanges of the same rule group: a distinct violation is always a root of its own.
+ */
+export interface FailureRoot {
+  rule: string;
+  check: string;
+  gating: boolean;
+  /** the failing exchange in one line: `GET …/api/v1/quote?… -> 400 7 "message"` */
+  answer?: string;
+  failedAt?: string;
+  replay: string;
+  blocked: string[];
+}
+
+/** The version of matrix.json's shape (specs/matrix.schema.json); raised on a change a reader must know about. */
+export const MATRIX_SCHEMA_VERSION = 1;
+
 export interface Matrix {
-  suite: { name: string; version: string };
+  schemaVersion: number;
+  suite: { name: string; version: string; commit?: string };
   run: RunInfo;
   summary: {
     /**
@@ -80,8 +118,14 @@ export interface Matrix {
     verdict: 'pass' | 'fail' | 'incomplete' | 'interrupted';
     stopped?: Stopped;
     checks: Record<Verdict, number>;
+    /** failed checks that are root causes and gate (blocked ones are counted once, in their root) */
     gatingFailures: number;
+    /** failed checks that are root causes and do not gate */
     nonGatingFailures: number;
+    /** failed checks blocked by the same failure of another check (FailureRoot) */
+    blocked: number;
+    /** each root cause once: gating first, then those that blocked the most checks */
+    failures: FailureRoot[];
     rules: { total: number; covered: number } & Partial<Record<RuleVerdict, number>>;
     /** the suite's assumptions the target confirmed and rejected, as labels, with the number of checks that saw it */
     assumptions: { confirmed: Record<string, number>; rejected: Record<string, number> };
@@ -185,16 +229,92 @@ export interface BuildOptions {
   stopped?: Stopped;
   /** errors outside any check */
   errors?: string[];
+  /** the suite's git commit, when known */
+  commit?: string;
+}
+
+/** A word for a POSIX shell, single-quoted when it needs to be. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that runs one check again as this run did: the same target (the embedded server with the same mutant or
+ * variant, or the same URLs; credentials come from the environment as before), profile, seed and fast-check runs, so
+ * that a property reaches the same counterexample; `--grep` selects that check alone.
+ */
+export function replayCommand(run: RunInfo, check: string): string {
+  const t = run.target;
+  const target = t.embedded
+    ? [...(t.mutant ? ['--mutant', t.mutant] : []), ...(t.variant ? ['--variant', t.variant] : [])]
+    : [
+        ...['--orders-url', t.ordersUrl, '--quotes-url', t.quotesUrl],
+        ...(t.controlUrl ? ['--control-url', t.controlUrl] : []),
+        ...(t.gatewayUrl ? ['--gateway-url', t.gatewayUrl] : []),
+      ];
+  const args = [
+    ...target,
+    ...['--profile', run.profile, '--seed', String(run.seed)],
+    ...(run.numRuns ? ['--num-runs', String(run.numRuns)] : []),
+    ...(run.strict ? ['--strict'] : []),
+    ...['--grep', ` ${check} \\[`],
+  ];
+  return `npm run conformance -- ${args.map(shellWord).join(' ')}`;
+}
+
+/** Roots first: a gating failure, then one the check asserted itself (it cites the rule), then one it stopped on. */
+function rootRank(r: CheckResult): number {
+  return (r.gating ? 0 : 4) + (r.rule && r.rules.includes(r.rule) ? 0 : 2) + (r.assertionsHeld ? 1 : 0);
+}
+
+/**
+ * One defect, one failure: failed checks whose failing answers are the same (failure.ts failingAnswer: the same rule,
+ * request, status, code and message) are one root cause. The root is kept; the others are marked `blockedBy` it. Marks
+ * made before (a merged shard's matrix.json) are made again over all the results.
+ */
+export function groupFailures(results: CheckResult[], run: RunInfo): CheckResult[] {
+  const fresh = results.map(({ blockedBy: _blocked, replay: _replay, ...r }): CheckResult => r);
+  const groups = new Map<string, CheckResult[]>();
+  for (const r of fresh) {
+    if (r.verdict !== 'fail' || !r.failingAnswer) continue;
+    groups.set(r.failingAnswer.key, [...(groups.get(r.failingAnswer.key) ?? []), r]);
+  }
+  const rootOf = new Map<CheckResult, string>();
+  for (const members of groups.values()) {
+    const [root, ...others] = [...members].sort((a, b) => rootRank(a) - rootRank(b));
+    for (const other of others) rootOf.set(other, root!.check);
+  }
+  return fresh.map((r) => {
+    if (r.verdict !== 'fail') return r;
+    const blockedBy = rootOf.get(r);
+    return { ...r, replay: replayCommand(run, r.check), ...(blockedBy ? { blockedBy } : {}) };
+  });
+}
+
+function failureRoots(results: CheckResult[]): FailureRoot[] {
+  const roots = results.filter((r) => r.verdict === 'fail' && !r.blockedBy);
+  return roots
+    .map((r) => ({
+      rule: r.rule ?? r.rules[0]!,
+      check: r.check,
+      gating: r.gating,
+      ...(r.failingAnswer ? { answer: r.failingAnswer.line } : {}),
+      ...(r.failedAt ? { failedAt: r.failedAt } : {}),
+      replay: r.replay ?? '',
+      blocked: results.filter((b) => b.blockedBy === r.check && b.rule === r.rule).map((b) => b.check),
+    }))
+    .sort((a, b) => Number(b.gating) - Number(a.gating) || b.blocked.length - a.blocked.length);
 }
 
 export function buildMatrix(
-  results: CheckResult[],
+  checkResults: CheckResult[],
   allChecks: readonly Check[],
   run: RunInfo,
   version: string,
   options: BuildOptions = {},
 ): Matrix {
   const { rules } = loadCatalogue();
+  const results = groupFailures(checkResults, run);
   const { rows, uncovered } = coverage(allChecks);
   const uncoveredSet = new Set(uncovered);
   const ruleRows: RuleRow[] = [...rules.values()].map((rule) => ({
@@ -206,24 +326,29 @@ export function buildMatrix(
     ...(rule.assumes ? { assumes: [...rule.assumes] } : {}),
     observe: rule.observe,
     statement: rule.statement,
+    ...(rule.source ? { source: rule.source } : {}),
     checks: citingResults(rule, results).map((r) => ({
       name: r.check,
       verdict: r.verdict,
       gating: r.gating,
       message: r.verdict === 'pass' ? undefined : r.message,
+      ...(r.blockedBy ? { blockedBy: r.blockedBy } : {}),
+      ...(r.verdict === 'fail' ? { rule: r.rule, assertionsHeld: Boolean(r.assertionsHeld) } : {}),
     })),
     verdict: ruleVerdict(rule, results, !uncoveredSet.has(rule.id)),
   }));
   const checks = { pass: 0, fail: 0, unsupported: 0, skipped: 0, 'setup-failed': 0 } as Record<Verdict, number>;
   for (const r of results) checks[r.verdict]++;
-  const gatingFailures = results.filter((r) => r.verdict === 'fail' && r.gating).length;
+  const failures = failureRoots(results);
+  const gatingFailures = failures.filter((f) => f.gating).length;
   const ruleCounts: Partial<Record<RuleVerdict, number>> = {};
   for (const row of ruleRows) ruleCounts[row.verdict] = (ruleCounts[row.verdict] ?? 0) + 1;
   const preconditions = preconditionRows(results, run, options.stopped);
   const errors = options.errors ?? [];
   const incomplete = options.stopped === 'deadline' || preconditions.some((p) => p.checks.length > 0);
   return {
-    suite: { name: 'solana-trading-conformance', version },
+    schemaVersion: MATRIX_SCHEMA_VERSION,
+    suite: { name: 'solana-trading-conformance', version, ...(options.commit ? { commit: options.commit } : {}) },
     // The target's /api/v1/info is shown as the check results are: control characters written out (terminal.ts).
     run: { ...run, target: { ...run.target, info: escapeControlsDeep(run.target.info) } },
     summary: {
@@ -238,7 +363,9 @@ export function buildMatrix(
       ...(options.stopped ? { stopped: options.stopped } : {}),
       checks,
       gatingFailures,
-      nonGatingFailures: checks.fail - gatingFailures,
+      nonGatingFailures: failures.length - gatingFailures,
+      blocked: checks.fail - failures.length,
+      failures,
       rules: { total: ruleRows.length, covered: ruleRows.length - uncovered.length, ...ruleCounts },
       assumptions: assumptionCounts(results),
       gating: gatingCoverage(ruleRows, results, run.strict),
@@ -275,6 +402,20 @@ function assumptionsLine(m: Matrix): string {
     `Assumptions confirmed by the target (checks): ${list(a.confirmed)}. Rejected (those checks skipped): ${list(a.rejected)}. ` +
     'A documented rule whose exercise rests on assumptions gates once its check saw them confirmed.'
   );
+}
+
+/**
+ * A check's verdict as a rule's row shows it, so that it agrees with the rule's verdict: a check that failed another rule
+ * passed this one when its own assertions held, else it did not judge it; a failure counted in its root says so.
+ */
+function checkVerdict(row: RuleRow, c: RuleRow['checks'][number]): { verdict: RuleVerdict; text: string } {
+  if (c.verdict !== 'fail') return { verdict: c.verdict, text: c.verdict };
+  const onThis = c.rule === row.id || (loadCatalogue().rules.get(row.id)?.coveredBy ?? []).includes(c.rule ?? '');
+  if (!onThis)
+    return c.assertionsHeld
+      ? { verdict: 'pass', text: `pass (failed ${c.rule})` }
+      : { verdict: 'not-run', text: `not judged (stopped at ${c.rule})` };
+  return { verdict: 'fail', text: c.blockedBy ? `fail, blocked by ${c.blockedBy}` : 'fail' };
 }
 
 /** The basis column: `documented`, `assumed`, or `documented, exercise assumed: …`. */
@@ -344,6 +485,79 @@ export function preconditionLines(m: Matrix, limit = 3): string[] {
   ]);
 }
 
+/** `a, b, c, … (N more)`: at most `limit` names. */
+function someOf(names: string[], limit = 3): string {
+  return `${names.slice(0, limit).join(', ')}${names.length > limit ? `, … (${names.length - limit} more)` : ''}`;
+}
+
+/**
+ * The failures as the terminal summary shows them: each root cause once, by rule (gating first), the checks that could
+ * not go further because of it, and the replay of the first root of each rule (of the first `replays` rules).
+ */
+export function failureLines(m: Matrix, replays = 5): string[] {
+  const byRule = new Map<string, FailureRoot[]>();
+  for (const f of m.summary.failures ?? []) {
+    const key = `${f.gating ? 'FAIL' : 'fail (not gating)'} ${f.rule}`;
+    byRule.set(key, [...(byRule.get(key) ?? []), f]);
+  }
+  const lines: string[] = [];
+  let n = 0;
+  for (const [key, roots] of byRule) {
+    const named = roots.map((f) => `${f.check}${f.failedAt ? ` (${f.failedAt})` : ''}`);
+    lines.push(`${key}: ${named.length === 1 ? named[0] : `${named.length} checks (${someOf(named)})`}`);
+    for (const f of roots.filter((root) => root.blocked.length > 0)) {
+      lines.push(
+        `    ${f.answer ? `${f.answer}: ` : ''}${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it (${someOf(f.blocked)})`,
+      );
+    }
+    if (n++ < replays) lines.push(`    replay: ${roots[0]!.replay}`);
+  }
+  if (n > replays) lines.push(`(the replay of every failure is in matrix.md)`);
+  return [...lines, ...sameAnswerLines(m)];
+}
+
+/**
+ * Root causes whose answers carry the same status, code and message to different requests (a target rejecting a value
+ * every one of them sends): said once, as a hint. They stay separate failures: the requests differ, so each may be a
+ * distinct violation.
+ */
+export function sameAnswerLines(m: Matrix): string[] {
+  const byReply = new Map<string, string[]>();
+  for (const f of m.summary.failures ?? []) {
+    const reply = f.answer?.slice(f.answer.lastIndexOf(' -> ') + 4);
+    if (!reply || !/^\d+ /.test(reply)) continue;
+    byReply.set(reply, [...(byReply.get(reply) ?? []), f.check]);
+  }
+  return [...byReply]
+    .filter(([, checks]) => checks.length > 1)
+    .map(
+      ([reply, checks]) =>
+        `note: ${checks.length} of these failures got the same answer, ${reply}, to different requests (${someOf(checks)}): ` +
+        'perhaps one defect; each is reported, as the requests differ',
+    );
+}
+
+/** The checks line of the summary: `327 pass, 40 fail (17 root causes, 17 gating; 23 blocked by them), …`. */
+export function checkCounts(m: Matrix): string {
+  const c = m.summary.checks;
+  const roots = m.summary.gatingFailures + m.summary.nonGatingFailures;
+  const blocked = m.summary.blocked ?? 0;
+  const fail =
+    blocked > 0
+      ? `${roots} root cause${roots === 1 ? '' : 's'}, ${m.summary.gatingFailures} gating; ${blocked} blocked by them`
+      : `${m.summary.gatingFailures} gating`;
+  return `${c.pass} pass, ${c.fail} fail (${fail}), ${c.unsupported} unsupported, ${c.skipped} skipped, ${c['setup-failed']} setup-failed`;
+}
+
+/** A failed check's failure block as the reports show it: its message, then its replay (or the root that blocked it). */
+function failureBlock(r: { message?: string; blockedBy?: string }, replay?: string): string {
+  return [
+    ...(r.blockedBy ? [`BLOCKED by check "${r.blockedBy}": the same rule failed on the same answer there (the root cause)`] : []),
+    r.message ?? '',
+    ...(replay ? [`  replay:     ${replay}`] : []),
+  ].join('\n');
+}
+
 export function renderMarkdown(m: Matrix): string {
   const t = m.run.target;
   const lines = [
@@ -351,10 +565,12 @@ export function renderMarkdown(m: Matrix): string {
     '',
     `| | |`,
     `|---|---|`,
+    `| Suite | ${suiteLine(m)} |`,
     `| Orders URL | ${t.ordersUrl}${t.embedded ? ' (embedded reference server)' : ''} |`,
     `| Quotes URL | ${t.quotesUrl} |`,
     `| Control URL | ${t.controlUrl ?? 'none'} (capabilities: ${t.capabilities.join(', ') || 'none'}) |`,
     ...(t.mutant ? [`| Mutant | ${t.mutant} |`] : []),
+    ...(t.variant ? [`| Variant | ${t.variant} |`] : []),
     `| Profile | ${m.run.profile}${m.run.strict ? ' (strict)' : ''} |`,
     `| Seed | ${m.run.seed} |`,
     `| Started / finished | ${m.run.startedAt} / ${m.run.finishedAt} |`,
@@ -362,9 +578,7 @@ export function renderMarkdown(m: Matrix): string {
       .map(([f, h]) => `${f} \`${h.slice(0, 12)}\``)
       .join(', ')} |`,
     '',
-    `**Checks:** ${Object.entries(m.summary.checks)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ')}. ` + `**Gating failures:** ${m.summary.gatingFailures}. **Non-gating failures:** ${m.summary.nonGatingFailures}.`,
+    `**Checks:** ${checkCounts(m)}. **Gating failures:** ${m.summary.gatingFailures}. **Non-gating failures:** ${m.summary.nonGatingFailures}.`,
     '',
     `**Gating rules:** ${gatingLine(m)}.`,
     '',
@@ -389,20 +603,27 @@ export function renderMarkdown(m: Matrix): string {
     ...m.coverage.map((c) => `| ${c.service} | ${c.area} | ${c.rules} | ${c.covered} | ${pct(c.covered, c.rules)} |`),
     '',
   ];
-  const failing = m.rules.filter((r) => r.verdict === 'fail');
-  if (failing.length) {
-    lines.push('## Failures', '');
-    for (const r of failing) {
-      for (const c of r.checks.filter((c) => c.verdict === 'fail')) {
-        lines.push(
-          `### ${r.id} (${r.level}, ${r.basis}${c.gating ? ', gating' : ', not gating'}) — ${c.name}`,
-          '',
-          '```',
-          c.message ?? '',
-          '```',
-          '',
-        );
-      }
+  const roots = m.summary.failures ?? [];
+  if (roots.length) {
+    lines.push('## Failures (each root cause once)', '', ...sameAnswerLines(m).flatMap((l) => [`> ${l}`, '']));
+    const byCheck = new Map(m.checks.map((r) => [r.check, r]));
+    for (const f of roots) {
+      const r = byCheck.get(f.check);
+      const rule = m.rules.find((row) => row.id === f.rule);
+      lines.push(
+        `### ${f.rule} (${rule?.level}, ${rule?.basis}${f.gating ? ', gating' : ', not gating'}) — ${f.check}`,
+        '',
+        ...(f.blocked.length
+          ? [
+              `${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it: ${f.blocked.join(', ')}.`,
+              '',
+            ]
+          : []),
+        '```',
+        failureBlock(r ?? {}, f.replay),
+        '```',
+        '',
+      );
     }
   }
   const tallied = tallies(m);
@@ -414,7 +635,7 @@ export function renderMarkdown(m: Matrix): string {
   lines.push('## Rules', '', '| Rule | Level | Basis | Verdict | Checks | Statement |', '|---|---|---|---|---|---|');
   for (const r of m.rules) {
     lines.push(
-      `| ${r.id} | ${r.level} | ${basisOf(r)} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${c.verdict}`).join('; '))} | ${cell(r.statement)} |`,
+      `| ${r.id} | ${r.level} | ${basisOf(r)} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${checkVerdict(r, c).text}`).join('; '))} | ${cell(r.statement)} |`,
     );
   }
   if (m.uncovered.length) lines.push('', `## Uncovered rules (${m.uncovered.length})`, '', m.uncovered.join(', '));
@@ -433,17 +654,63 @@ const COLORS: Record<RuleVerdict | 'incomplete' | 'interrupted', string> = {
   uncovered: '#8c959f',
 };
 
+/** The rules, failures first (then by verdict as VERDICT_ORDER), in catalogue order within a verdict. */
+function rulesFailuresFirst(m: Matrix): RuleRow[] {
+  return m.rules
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => VERDICT_ORDER.indexOf(a.r.verdict) - VERDICT_ORDER.indexOf(b.r.verdict) || a.i - b.i)
+    .map(({ r }) => r);
+}
+
+/** The suite's version and commit, as the headers show them. */
+function suiteLine(m: Matrix): string {
+  return `${m.suite.name} ${m.suite.version}${m.suite.commit ? ` (commit ${m.suite.commit})` : ''}`;
+}
+
+// The page's only script: filter the rules by verdict and by text (no network, nothing loaded); a link may carry both
+// (`matrix.html?q=numQuotes&verdict=fail`).
+const FILTER_SCRIPT = `const q=document.getElementById('q'),v=document.getElementById('v'),p=new URLSearchParams(location.search);
+q.value=p.get('q')||'';v.value=p.get('verdict')||'';
+function filter(){const t=q.value.trim().toLowerCase();let n=0;for(const r of document.querySelectorAll('#rules tbody tr')){r.hidden=Boolean((v.value&&!r.classList.contains('v-'+v.value))||(t&&!r.textContent.toLowerCase().includes(t)));if(!r.hidden)n++}document.getElementById('n').textContent=n+' shown'}
+q.addEventListener('input',filter);v.addEventListener('change',filter);filter();`;
+
 export function renderHtml(m: Matrix): string {
   const t = m.run.target;
   const badge = (v: keyof typeof COLORS, text: string = v) => `<span class="b" style="background:${COLORS[v]}">${esc(text)}</span>`;
-  const rows = m.rules
+  const details = (text: string) => `<details><summary>details</summary><pre>${esc(text)}</pre></details>`;
+  const byCheck = new Map(m.checks.map((r) => [r.check, r]));
+  const rows = rulesFailuresFirst(m)
     .map(
       (r) =>
-        `<tr class="v-${r.verdict}"><td><code>${r.id}</code></td><td>${r.level}</td><td>${esc(basisOf(r))}</td><td>${badge(r.verdict)}</td>` +
-        `<td>${r.checks.map((c) => `<div>${esc(c.name)}: ${badge(c.verdict)}${c.message && c.verdict !== 'pass' ? `<details><summary>details</summary><pre>${esc(c.message)}</pre></details>` : ''}</div>`).join('')}</td>` +
-        `<td>${esc(r.statement)}</td></tr>`,
+        `<tr id="${esc(r.id)}" class="v-${r.verdict}"><td><a href="#${esc(r.id)}"><code>${esc(r.id)}</code></a></td><td>${r.level}</td><td>${esc(basisOf(r))}</td><td>${badge(r.verdict)}</td>` +
+        `<td>${r.checks
+          .map((c) => {
+            const shown = checkVerdict(r, c);
+            return `<div class="c">${esc(c.name)}: ${badge(shown.verdict, shown.text)}${c.message && c.verdict !== 'pass' ? details(failureBlock(c, byCheck.get(c.name)?.replay)) : ''}</div>`;
+          })
+          .join('')}</td>` +
+        `<td>${esc(r.statement)}${r.source ? `<div class="src">Source: ${esc(r.source)}</div>` : ''}</td></tr>`,
     )
     .join('\n');
+  const roots = m.summary.failures ?? [];
+  const failures =
+    roots.length === 0
+      ? ''
+      : `<h2 id="failures">Failures (${roots.length} root cause${roots.length === 1 ? '' : 's'}${m.summary.blocked ? `; ${m.summary.blocked} checks blocked by them` : ''})</h2>${sameAnswerLines(
+          m,
+        )
+          .map((l) => `<p>${esc(l)}</p>`)
+          .join('')}<ol class="roots">${roots
+          .map((f) => {
+            const r = byCheck.get(f.check);
+            return (
+              `<li class="root">${badge('fail', f.gating ? 'FAIL' : 'fail, not gating')} <a href="#${esc(f.rule)}"><code>${esc(f.rule)}</code></a> in <b>${esc(f.check)}</b>` +
+              `${f.failedAt ? ` <code>${esc(f.failedAt)}</code>` : ''}${f.answer ? `<div><code>${esc(f.answer)}</code></div>` : ''}` +
+              `${f.blocked.length ? `<div>${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it: ${esc(f.blocked.join(', '))}</div>` : ''}` +
+              `${details(failureBlock(r ?? {}, f.replay))}</li>`
+            );
+          })
+          .join('')}</ol>\n`;
   const tallied = tallies(m);
   const badInputs =
     tallied.length === 0
@@ -462,31 +729,31 @@ export function renderHtml(m: Matrix): string {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Conformance matrix — ${headline(m)}</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1f2328}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top;text-align:left}
 .b{color:#fff;border-radius:3px;padding:1px 6px;font-size:12px}pre{white-space:pre-wrap;max-width:70em;font-size:12px}h1 .b{font-size:20px}
-#f{margin:1em 0}</style></head><body>
+#f{margin:1em 0;position:sticky;top:0;background:#fff;padding:.5em 0}#q{width:24em}.src{color:#59636e;font-size:12px;margin-top:4px}tr:target{outline:2px solid #0969da}
+.roots li{margin:.5em 0}.roots code{word-break:break-all}</style></head><body>
 <h1>Conformance matrix ${badge(m.summary.verdict, headline(m).toLowerCase())}</h1>
-<table><tr><th>Orders URL</th><td>${esc(t.ordersUrl)}${t.embedded ? ' (embedded reference server)' : ''}</td></tr>
+<p class="suite">Suite: ${esc(suiteLine(m))}</p>
+${failures}<table><tr><th>Orders URL</th><td>${esc(t.ordersUrl)}${t.embedded ? ' (embedded reference server)' : ''}</td></tr>
 <tr><th>Quotes URL</th><td>${esc(t.quotesUrl)}</td></tr><tr><th>Control URL</th><td>${esc(t.controlUrl ?? 'none')} — capabilities: ${esc(t.capabilities.join(', ') || 'none')}</td></tr>
-${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}
+${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}${t.variant ? `<tr><th>Variant</th><td>${esc(t.variant)}</td></tr>` : ''}
 <tr><th>Profile</th><td>${m.run.profile}${m.run.strict ? ' (strict)' : ''}</td></tr><tr><th>Seed</th><td>${m.run.seed}</td></tr>
 <tr><th>Time</th><td>${m.run.startedAt} — ${m.run.finishedAt}</td></tr>
 <tr><th>Specs</th><td>${Object.entries(m.run.specHashes)
     .map(([f, h]) => `${esc(f)} <code>${h.slice(0, 12)}</code>`)
     .join('<br>')}</td></tr>
 <tr><th>/api/v1/info</th><td><pre>${esc(JSON.stringify(t.info ?? null, null, 1))}</pre></td></tr></table>
-<p><b>Checks:</b> ${Object.entries(m.summary.checks)
-    .map(([k, v]) => `${v} ${k}`)
-    .join(', ')}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
+<p><b>Checks:</b> ${esc(checkCounts(m))}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
 <p><b>Gating rules:</b> ${esc(gatingLine(m))}.</p>
 ${m.summary.preconditions.length ? `<h2>Broken preconditions (checks not judged)</h2><ul>${m.summary.preconditions.map((p) => `<li><b>${esc(p.id)}</b> (${p.checks.length} gating checks not judged): ${esc(p.problem)}<br>fix: <code>${esc(p.fix)}</code>${p.checks.length ? `<details><summary>checks</summary>${esc(p.checks.join(', '))}</details>` : ''}</li>`).join('')}</ul>` : ''}
 ${m.summary.errors.length ? `<h2>Errors outside any check</h2><ul>${m.summary.errors.map((e) => `<li><pre>${esc(e)}</pre></li>`).join('')}</ul>` : ''}
 <p>${esc(assumptionsLine(m))}</p>
 <p><b>Rules:</b> ${m.summary.rules.total}; covered by a check: ${m.summary.rules.covered} (${pct(m.summary.rules.covered, m.summary.rules.total)}).</p>
 <h2>Coverage</h2><table><tr><th>Service</th><th>Area</th><th>Rules</th><th>Covered</th><th></th></tr>${cov}</table>
-${badInputs}<h2>Rules</h2><div id="f">Show: <select onchange="for(const r of document.querySelectorAll('#rules tbody tr'))r.hidden=this.value&&!r.classList.contains('v-'+this.value)">
-<option value="">all</option>${VERDICT_ORDER.map((v) => `<option>${v}</option>`).join('')}</select></div>
-<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Checks</th><th>Statement</th></tr></thead><tbody>
+${badInputs}<h2>Rules</h2><div id="f"><label>Search: <input id="q" type="search" placeholder="rule id, check, text"></label> <label>Verdict: <select id="v">
+<option value="">all</option>${VERDICT_ORDER.map((v) => `<option>${v}</option>`).join('')}</select></label> <span id="n"></span></div>
+<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Checks</th><th>Statement and source</th></tr></thead><tbody>
 ${rows}
-</tbody></table></body></html>
+</tbody></table><script>${FILTER_SCRIPT}</script></body></html>
 `;
   return escapeControls(redact(html));
 }

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * - `ConcurrencyLimit`: at most `max` requests are in flight at once (--max-concurrency);
  * - a 429 with a usable retry-after holds every later request of the run until it has passed (`Pacer.holdFor`).
  * Conformance files run one at a time, each in a process of its own, so one of each per process is the whole budget
- * at any moment. What must last the whole run (the retry-after wait spent) is kept in a file (RetryAfterBudget).
+ * at any moment, shared by the checks of the file that run concurrently (suites/harness/schedule.ts). What must last the whole run (the retry-after wait spent) is kept in a file (RetryAfterBudget).
  */
 export class Pacer {
   private next = 0;

@@ -1,12 +1,13 @@
 import { CheckContext, sourceSite, type Check } from './check.ts';
 import type { Exchange } from './exchange.ts';
-import { ConformanceFailure, SetupFailed, Skipped, Unsupported, formatFailure } from './failure.ts';
+import { ConformanceFailure, SetupFailed, Skipped, Unsupported, failingAnswer, formatFailure, type FailingAnswer } from './failure.ts';
 import { explainedBy, setupCause, skipCause, SUITE_ERROR, type NotJudgedBy, type Unjudged } from './preconditions.ts';
 import { redact } from './redact.ts';
 import { escapeControls } from './terminal.ts';
 import { isGating, loadCatalogue, type Rule } from './rules.ts';
 import { profileIncludes, type Basis, type Level, type TargetEnv, type Verdict } from './types.ts';
 import { toCurl } from './curl.ts';
+import { guardSharedState } from './schedule.ts';
 import { specRule } from '../../generators/vocabulary.ts';
 
 /** The outcome of one check; serialisable (it travels in vitest task meta to the reporters). */
@@ -44,6 +45,26 @@ export interface CheckResult {
   source?: string;
   /** where a failure was raised, in the check's own file (else where the check is defined) */
   failedAt?: string;
+  /** when the check ran, epoch ms with sub-millisecond precision (checks may overlap: schedule.ts) */
+  ran?: { from: number; to: number };
+  /** the answer a failure was judged on, to group failures by root cause (failure.ts) */
+  failingAnswer?: FailingAnswer;
+  /** set by the matrix: another check failed the same rule on the same answer and is the root cause of this failure */
+  blockedBy?: string;
+  /** set by the matrix: the command that runs this check again against the same target, profile and seed */
+  replay?: string;
+  /**
+   * How a pass or fail was judged: `control` when the check called the target's control API (clock, prices, funding,
+   * ...), `black-box` when it judged through the services' own operations alone, as on a partner's staging.
+   */
+  judgedThrough?: JudgedThrough;
+}
+
+export type JudgedThrough = 'control' | 'black-box';
+
+function withFailingAnswer(f: ConformanceFailure): Pick<CheckResult, 'failingAnswer'> {
+  const answer = failingAnswer(f);
+  return answer ? { failingAnswer: answer } : {};
 }
 
 function summarize(exchanges: Exchange[]): string[] {
@@ -110,7 +131,9 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
   }
 
   const t = new CheckContext(check, env);
+  guardSharedState(t.control, check);
   const started = Date.now();
+  const from = performance.timeOrigin + performance.now();
   let outcome: unknown;
   try {
     await check.run(t);
@@ -139,12 +162,16 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     requests: t.exchanges.length,
     waitMs: t.exchanges.reduce((sum, e) => sum + e.durationMs, 0),
     durationMs: Date.now() - started,
+    ran: { from, to: performance.timeOrigin + performance.now() },
     ...(t.tally && Object.keys(t.tally).length > 0 ? { tally: { ...t.tally } } : {}),
     ...(Object.keys(assumptions).length > 0 ? { assumptions } : {}),
     ...(check.source ? { source: check.source } : {}),
   };
   const last = t.exchanges.at(-1);
-  if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false };
+  const control = env.controlUrl?.replace(/\/$/, '');
+  const judgedThrough: JudgedThrough =
+    control && t.exchanges.some((e) => e.request.url.startsWith(`${control}/`)) ? 'control' : 'black-box';
+  if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false, judgedThrough };
   if (outcome instanceof ConformanceFailure) {
     const rule = catalogue.rules.get(outcome.rule);
     if (!rule) throw new Error(`check "${check.name}" failed on ${outcome.rule}, which is not in specs/rules`);
@@ -182,6 +209,8 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
       message,
       reproductions: summarize(t.exchanges),
       ...(failedAt ? { failedAt } : {}),
+      ...withFailingAnswer(outcome),
+      judgedThrough,
     };
   }
   if (outcome instanceof Unsupported)

@@ -21,6 +21,10 @@ export interface TargetConfig {
   /** Requests in flight at once; 0 = no cap; absent = the default (8). */
   maxConcurrency?: number;
   expectedProviders: number;
+  /** Partner mode: budgets of the black-box checks and the opt-in probes (TargetEnv). */
+  budgetMinutes?: number;
+  budgetLamports?: number;
+  allowRateLimitProbes?: boolean;
   credentials: Credentials;
   /** How far the run goes whatever the target does (--max-body-bytes, --max-retry-after, ...); defaults when absent. */
   bounds?: Partial<RunBounds>;

@@ -40,6 +40,20 @@ export interface TargetEnv {
   maxConcurrency?: number;
   /** Expected number of key-path providers (a product fact that may change; default 2). */
   expectedProviders: number;
+  /**
+   * The hostile-input checks send every malformed input (`every`: the embedded server, and when absent) or one per
+   * validation branch (`per-branch`: a given target, where each request costs a round trip; suites/shared/hostile.ts).
+   */
+  hostileInputs?: 'every' | 'per-branch';
+  /**
+   * Partner mode (a target without the control API): the wall time, in minutes, that the black-box checks may spend
+   * waiting for the service to act on its own (cycles, fills, expiry), all together (--budget-minutes; absent: 8).
+   */
+  budgetMinutes?: number;
+  /** Partner mode: the lamports the run's wallet may spend on fees in the black-box checks, all together (--budget-lamports). */
+  budgetLamports?: number;
+  /** Opt-in: probes that spend the partner's rate-limit allowance (--allow-rate-limit-probes). */
+  allowRateLimitProbes?: boolean;
   /** What the target's /api/v1/info answered at start, for the report. */
   info?: unknown;
   /** Preconditions of the run the preflight found broken (preflight.ts); answers they explain judge no rule. */

@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, inject, test } from 'vitest';
+import { describe, inject, test, type TestContext } from 'vitest';
 import * as allure from 'allure-js-commons';
 import type { Check } from './check.ts';
 import { verdictLine } from './junit.ts';
 import { loadCatalogue } from './rules.ts';
+import { DEFAULT_MAX_CONCURRENCY } from './pacer.ts';
 import { runCheck, type CheckResult } from './runner.ts';
+import { checkSlots, ordersShareOneWallet, segments } from './schedule.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
 import type { TargetEnv } from './types.ts';
 
@@ -20,12 +22,12 @@ declare module 'vitest' {
 
 let secretsRegistered = false;
 
-/** The check under way, if any: a cancelled run (Ctrl-C) may reach its afterAll hooks before it settles. */
-let inFlight: Promise<unknown> = Promise.resolve();
+/** The checks under way in this worker: a cancelled run (Ctrl-C) may reach its afterAll hooks before they settle. */
+const inFlight = new Set<Promise<unknown>>();
 
 /** Settles once no check of this worker is running. */
-export function checksSettled(): Promise<unknown> {
-  return inFlight.catch(() => undefined);
+export async function checksSettled(): Promise<void> {
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
 }
 
 // A Ctrl-C in the terminal reaches this worker too: the CLI cancels the run instead (bin/conformance.ts), so the
@@ -51,45 +53,64 @@ export function testName(check: Check): string {
 }
 
 /**
- * Register each check as one vitest test. The verdict travels in task meta to the matrix reporter (which writes the
- * matrix and junit.xml); vitest sees pass, a thrown failure for a gating `fail`, and a skip with the verdict and the
- * first line of its reason for every other verdict, so that no check that was not judged a pass looks like one.
+ * Register each check as one vitest test, in declaration order. Checks run concurrently, at most `--max-concurrency` at
+ * once (vitest's `maxConcurrency`, set by the CLI), except a check that runs alone (schedule.ts): it starts after every
+ * check before it has finished, and the checks after it wait for it. Each run of consecutive checks is a `describe` of
+ * the group's title: concurrent, or sequential for one that runs alone; vitest runs consecutive concurrent blocks
+ * together and a sequential one by itself. With `--max-concurrency 1` every block is sequential: one check at a time.
+ *
+ * The verdict travels in task meta to the matrix reporter (which writes the matrix and junit.xml); vitest sees pass, a
+ * thrown failure for a gating `fail`, and a skip with the verdict and the first line of its reason for every other
+ * verdict, so that no check that was not judged a pass looks like one.
  */
 export function describeChecks(title: string, checks: readonly Check[]): void {
-  describe(title, () => {
-    for (const check of checks) {
-      test(testName(check), async (ctx) => {
-        const env = inject('target');
-        if (!secretsRegistered) {
-          registerEnvSecrets(env);
-          applyEnvBounds(env);
-          secretsRegistered = true;
-        }
-        const running = runCheck(check, env);
-        inFlight = running;
-        const result = await running;
-        ctx.task.meta.conformance = result;
-        const catalogue = loadCatalogue();
-        await allure.epic(check.service === 'orders' ? 'Order Automation Service' : 'Swap Quote Service');
-        for (const id of check.rules) {
-          await allure.label('rule', id);
-          const area = catalogue.rules.get(id)?.area;
-          if (area) await allure.feature(area);
-        }
-        await allure.label('verdict', result.verdict);
-        if (result.reproductions?.length) await allure.attachment('exchanges (redacted)', result.reproductions.join('\n\n'), 'text/plain');
-        for (const note of result.notes) await ctx.annotate(note, 'notice');
-        switch (result.verdict) {
-          case 'pass':
-            return;
-          case 'fail':
-            if (result.gating) throw gatingError(check, result);
-            ctx.skip(verdictLine(result));
-            return;
-          default:
-            ctx.skip(verdictLine(result));
-        }
-      });
-    }
-  });
+  const env = inject('target');
+  const sequential =
+    checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) === 1 || (checks[0]?.service === 'orders' && ordersShareOneWallet(env));
+  for (const segment of segments(checks)) {
+    (sequential || segment.alone ? describe : describe.concurrent)(title, () => {
+      for (const check of segment.checks) test(testName(check), (ctx) => checkAsTest(check, ctx));
+    });
+  }
+}
+
+async function checkAsTest(check: Check, ctx: TestContext): Promise<void> {
+  const env = inject('target');
+  if (!secretsRegistered) {
+    registerEnvSecrets(env);
+    applyEnvBounds(env);
+    secretsRegistered = true;
+  }
+  const running = runCheck(check, env);
+  inFlight.add(running);
+  let result: CheckResult;
+  try {
+    result = await running;
+  } finally {
+    inFlight.delete(running);
+  }
+  ctx.task.meta.conformance = result;
+  // A cancelled run (Ctrl-C) has already reported the checks running beside this one as skipped: vitest takes nothing
+  // more of this test (no annotation), and the run ends "interrupted" with the verdicts reported before.
+  if (ctx.task.result && ctx.task.result.state !== 'run') return;
+  const catalogue = loadCatalogue();
+  await allure.epic(check.service === 'orders' ? 'Order Automation Service' : 'Swap Quote Service');
+  for (const id of check.rules) {
+    await allure.label('rule', id);
+    const area = catalogue.rules.get(id)?.area;
+    if (area) await allure.feature(area);
+  }
+  await allure.label('verdict', result.verdict);
+  if (result.reproductions?.length) await allure.attachment('exchanges (redacted)', result.reproductions.join('\n\n'), 'text/plain');
+  for (const note of result.notes) await ctx.annotate(note, 'notice');
+  switch (result.verdict) {
+    case 'pass':
+      return;
+    case 'fail':
+      if (result.gating) throw gatingError(check, result);
+      ctx.skip(verdictLine(result));
+      return;
+    default:
+      ctx.skip(verdictLine(result));
+  }
 }

@@ -13,7 +13,9 @@ import {
   intentUser,
   pendingIntent,
   postConfirm,
+  postIntent,
   signedDeposit,
+  skipIfTemplateRejected,
   usdc,
 } from './orders.ts';
 import { orderIds, userWithIntent } from './steps/create.ts';
@@ -371,6 +373,48 @@ const confirmLate = defineCheck({
   },
 });
 
+/** The statuses of an order that runs (or waits to run) on its deposit. */
+const RUNNING = ['active', 'executing', 'pending', 'paused', 'pending_modification'];
+
+const confirmWithoutDeposit = defineCheck({
+  name: 'confirm-whose-deposit-cannot-land-leaves-no-running-order',
+  service: 'orders',
+  rules: ['OA-CONF-025'],
+  profile: 'full',
+  needs: ['funding'],
+  async run(t: CheckContext) {
+    // The wallet pays the fees but holds none of the deposit's input mint: the signed deposit cannot land.
+    const user = await intentUser(t, false);
+    await t.control.fund(user.userPubkey, 'native', '1000000000');
+    const intentEx = await postIntent(t, user.sub, intentRequest('dca'));
+    skipIfTemplateRejected(t, intentEx);
+    const data = dataOf(intentEx);
+    if (!is2xx(intentEx) || typeof data?.transaction !== 'string')
+      t.skip(
+        `the intent of a deposit the wallet cannot pay answered ${intentEx.response.status} ${String(errorCode(intentEx))}: nothing to confirm`,
+      );
+    const ex = await postConfirm(t, user.sub, {
+      pendingOrderId: data.pendingOrderId,
+      signedTransaction: signedDeposit({ data, ex: intentEx }, user),
+    });
+    const answered = isObject(dataOf(ex)?.order) ? (dataOf(ex)!.order as Record<string, unknown>) : undefined;
+    t.note(`the confirm of a deposit that cannot land answered ${ex.response.status} ${String(errorCode(ex) ?? answered?.status)}`);
+    t.expect('OA-CONF-025', !is2xx(ex) || !RUNNING.includes(String(answered?.status)), {
+      documented: 'a confirm whose deposit cannot land answers an error (500 TX_FAILED), never 2xx with a running order',
+      received: failureOf(ex),
+      exchange: ex,
+    });
+    const listed = await asUser(t, user.sub, { path: '/me/orders' });
+    const list = (listed.response.body as { data?: unknown } | undefined)?.data;
+    const rows = Array.isArray(list) ? list.filter(isObject) : [];
+    t.expect('OA-CONF-025', is2xx(listed) && !rows.some((row) => RUNNING.includes(String(row.status))), {
+      documented: `after the failed deposit GET /me/orders lists no order of the user in a running status (${RUNNING.join(', ')})`,
+      received: { status: listed.response.status, orders: rows.map((row) => ({ id: row.id, status: row.status })) },
+      exchange: listed,
+    });
+  },
+});
+
 /**
  * The group in running order (a module namespace lists its exports alphabetically, an array keeps this order): the
  * clock-advancing confirms run last.
@@ -386,5 +430,6 @@ export const confirmChecks = [
   depositSignature,
   sliceListed,
   confirmInsideWindow,
+  confirmWithoutDeposit,
   confirmLate,
 ];

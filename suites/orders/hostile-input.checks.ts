@@ -8,11 +8,11 @@ import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed, Skipped } from '../harness/failure.ts';
 import {
   HOSTILE_STRINGS,
-  MALFORMED_AMOUNTS,
-  MALFORMED_KEYS,
-  MALFORMED_PATH_IDS,
   fillPath,
   generatedMustBeRejected,
+  generatedSampler,
+  hostileValues,
+  type HostileValues,
   invalidRequests,
   leakedInternals,
   mayServeAmount,
@@ -143,7 +143,7 @@ function oneMebibyteBody(): string {
 }
 
 /** GET /health: unknown and repeated parameters and bodies on a GET, which it must ignore or reject. */
-function healthInputs(op: OperationInfo): BadInput[] {
+function healthInputs(op: OperationInfo, hostile: HostileValues): BadInput[] {
   const at = (extra: Omit<RequestSpec, 'path'>): RequestSpec => ({
     method: 'GET',
     path: op.path,
@@ -158,11 +158,13 @@ function healthInputs(op: OperationInfo): BadInput[] {
       served: true,
     },
     { what: 'an unknown parameter repeated', spec: at({ query: 'conformanceUnknown=a&conformanceUnknown=b' }), served: true },
-    ...HOSTILE_STRINGS.filter((_, i) => i % 3 === 0).map((value) => ({
-      what: `unknown parameter ${JSON.stringify(value.slice(0, 30))}`,
-      spec: at({ query: { status: value } }),
-      served: true,
-    })),
+    ...hostile.strings
+      .filter((_, i) => i % 3 === 0)
+      .map((value) => ({
+        what: `unknown parameter ${JSON.stringify(value.slice(0, 30))}`,
+        spec: at({ query: { status: value } }),
+        served: true,
+      })),
     {
       what: 'a JSON body on a GET',
       spec: at({ body: '{"status":"error"}', headers: { 'content-type': 'application/json' } }),
@@ -173,8 +175,8 @@ function healthInputs(op: OperationInfo): BadInput[] {
 }
 
 /** Hostile path ids, query parameters and (for writes) bodies of one keyed operation. */
-function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): BadInput[] {
-  if (isHealth(op)) return healthInputs(op);
+function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders, hostile: HostileValues): BadInput[] {
+  if (isHealth(op)) return healthInputs(op, hostile);
   const inputs: BadInput[] = [];
   const at = (path: string, extra: Omit<RequestSpec, 'path'> = {}): RequestSpec => ({
     method: op.method,
@@ -188,7 +190,7 @@ function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): Bad
   const emptyObject = op.method === 'GET' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } };
   // Path ids: malformed ones keep failing lookups, whatever the body (random and malformed ids are no real order).
   if (op.path.includes('{')) {
-    for (const id of MALFORMED_PATH_IDS)
+    for (const id of hostile.pathIds)
       inputs.push({
         what: `path id ${id.slice(0, 40)}`,
         spec: at(
@@ -203,7 +205,7 @@ function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): Bad
   // /partners/me filters (status, orderType, userId) filter to nothing; only an invalid timestamp is a documented 400.
   for (const p of op.parameters.filter((q) => q.in === 'query')) {
     const timestamp = /^createdAt/.test(p.name);
-    for (const value of HOSTILE_STRINGS) {
+    for (const value of hostile.strings) {
       inputs.push({
         what: `query ${p.name}=${JSON.stringify(value.slice(0, 30))}`,
         spec: at(basePath, { query: { [p.name]: value }, ...emptyObject }),
@@ -251,7 +253,7 @@ function badInputs(op: OperationInfo, userPubkey: string, real: RealOrders): Bad
   ];
   for (const [what, body, contentType, served] of raw)
     inputs.push({ what, spec: at(basePath, { body, headers: { 'content-type': contentType } }), served });
-  for (const field of fieldValues(op, userPubkey))
+  for (const field of fieldValues(op, userPubkey, hostile))
     inputs.push({ ...field, what: `body ${JSON.stringify(field.json).slice(0, 80)}`, spec: at(basePath, { json: field.json }) });
   return inputs;
 }
@@ -263,23 +265,30 @@ interface FieldBody {
 }
 
 /** Each malformed amount in `place(value)`, judged as an amount or a price (prices have no documented bound). */
-function amounts(place: (value: unknown) => unknown, field: { price?: boolean; optional?: boolean }, rule?: RuleId): FieldBody[] {
+function amounts(
+  hostile: HostileValues,
+  place: (value: unknown) => unknown,
+  field: { price?: boolean; optional?: boolean },
+  rule?: RuleId,
+): FieldBody[] {
   // A well-formed integer beyond u64 is no malformed price: not sent to price fields.
-  return MALFORMED_AMOUNTS.filter((m) => !(field.price && m.reading === 'beyond-u64')).map((m) => ({
-    json: place(m.value),
-    served: mayServeAmount(m.reading, field),
-    rule,
-  }));
+  return hostile.amounts
+    .filter((m) => !(field.price && m.reading === 'beyond-u64'))
+    .map((m) => ({
+      json: place(m.value),
+      served: mayServeAmount(m.reading, field),
+      rule,
+    }));
 }
 
 /** Malformed amounts, prices, keys and values in the fields the document (or an assumed template) names. */
-function fieldValues(op: OperationInfo, userPubkey: string): FieldBody[] {
+function fieldValues(op: OperationInfo, userPubkey: string, hostile: HostileValues): FieldBody[] {
   const rejected = (json: unknown, rule?: RuleId): FieldBody => ({ json, served: false, rule });
   const patchFields = PATCH_AMOUNT_FIELDS[key(op)];
   if (patchFields) {
     const documentedConfig = op.path !== '/dca/{orderId}'; // trigger PATCH: `{config: {partial}}`; DCA PATCH: not shown (O8)
     return [
-      ...patchFields.flatMap((field) => amounts((value) => ({ config: { [field.name]: value } }), field, 'OA-HOST-003')),
+      ...patchFields.flatMap((field) => amounts(hostile, (value) => ({ config: { [field.name]: value } }), field, 'OA-HOST-003')),
       rejected({ config: 'not an object' }, documentedConfig ? undefined : 'OA-HOST-003'),
       ...(documentedConfig ? [rejected({ settings: {} })] : []),
     ];
@@ -287,52 +296,52 @@ function fieldValues(op: OperationInfo, userPubkey: string): FieldBody[] {
   switch (key(op)) {
     case 'POST /withdraw/transaction':
       return [
-        ...amounts((amount) => ({ userPubkey, tokenMint: usdc(), amount }), { optional: true }),
-        ...MALFORMED_KEYS.map((k) => rejected({ userPubkey: k, tokenMint: usdc() })),
-        ...MALFORMED_KEYS.map((k) => rejected({ userPubkey, tokenMint: k })),
+        ...amounts(hostile, (amount) => ({ userPubkey, tokenMint: usdc(), amount }), { optional: true }),
+        ...hostile.keys.map((k) => rejected({ userPubkey: k, tokenMint: usdc() })),
+        ...hostile.keys.map((k) => rejected({ userPubkey, tokenMint: k })),
       ];
     case 'POST /orders/intent':
       return [
         ...ORDER_TYPES.flatMap((type) =>
           INTENT_AMOUNT_FIELDS[type].flatMap((field) =>
-            amounts((value) => intentRequest(type, { config: { [field.name]: value } }), field, 'OA-HOST-003'),
+            amounts(hostile, (value) => intentRequest(type, { config: { [field.name]: value } }), field, 'OA-HOST-003'),
           ),
         ),
-        ...MALFORMED_KEYS.filter((k) => typeof k === 'string').map((k) =>
-          rejected(intentRequest('dca', { inputMint: k as string }), 'OA-HOST-003'),
-        ),
-        ...HOSTILE_STRINGS.map((orderType) => rejected({ orderType, config: {} })),
+        ...hostile.keys
+          .filter((k) => typeof k === 'string')
+          .map((k) => rejected(intentRequest('dca', { inputMint: k as string }), 'OA-HOST-003')),
+        ...hostile.strings.map((orderType) => rejected({ orderType, config: {} })),
         rejected({ orderType: 'dca', config: 'not an object' }),
         rejected({ config: defaultConfig('dca') }),
         rejected({ orderType: 'dca' }),
       ];
     case 'POST /orders/confirm':
       return [
-        ...HOSTILE_STRINGS.map((value) => rejected({ pendingOrderId: value, signedTransaction: value })),
+        ...hostile.strings.map((value) => rejected({ pendingOrderId: value, signedTransaction: value })),
         rejected({ pendingOrderId: randomUUID() }),
       ];
     case 'POST /partner/onboard':
       return [
-        ...MALFORMED_KEYS.map((k) => rejected({ sub: randomToken('hostile'), userPubkey: k, siws: { message: 'x', signature: k } })),
-        ...HOSTILE_STRINGS.map((value) => rejected({ sub: value, userPubkey, siws: { message: value, signature: value } })),
+        ...hostile.keys.map((k) => rejected({ sub: randomToken('hostile'), userPubkey: k, siws: { message: 'x', signature: k } })),
+        ...hostile.strings.map((value) => rejected({ sub: value, userPubkey, siws: { message: value, signature: value } })),
       ];
     case 'POST /orders/{orderId}/cancel':
       return [
         rejected({ withdraw: 'yes' }),
         rejected({ withdraw: 1 }),
-        ...MALFORMED_KEYS.map((k) => rejected({ withdraw: true, userPubkey: k })),
+        ...hostile.keys.map((k) => rejected({ withdraw: true, userPubkey: k })),
       ];
     case 'POST /withdraw/confirm':
-      return HOSTILE_STRINGS.slice(0, 6).map((value) => rejected({ signedTransaction: value }));
+      return hostile.strings.slice(0, 6).map((value) => rejected({ signedTransaction: value }));
     case 'POST /dca/{orderId}/modify/confirm':
     case 'POST /orders/{orderId}/withdraw/confirm':
       // Nothing is pending on these orders, and no reading makes a garbage transaction confirmable (O9, O12).
-      return HOSTILE_STRINGS.slice(0, 6).map((value) =>
-        rejected({ signedTransaction: value, cyclesCompleted: value, config: {} }, 'OA-HOST-003'),
-      );
+      return hostile.strings
+        .slice(0, 6)
+        .map((value) => rejected({ signedTransaction: value, cyclesCompleted: value, config: {} }, 'OA-HOST-003'));
     default:
       // Pause, resume, retry, order-level withdraw and abandon: the body is not shown (O11); unknown fields may be ignored.
-      return HOSTILE_STRINGS.slice(0, 4).map((value) => ({
+      return hostile.strings.slice(0, 4).map((value) => ({
         json: { signedTransaction: value, config: { totalAmount: value } },
         served: true,
       }));
@@ -477,6 +486,8 @@ async function hostileTarget(t: CheckContext): Promise<{ sub: string; userPubkey
 
 async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> {
   const user = await hostileTarget(t);
+  const hostile = hostileValues(t.env);
+  const sampled = generatedSampler(t.env);
   let inconclusive = 0;
   await sweep(t, async (s: Sweep) => {
     const send = async (op: OperationInfo, input: Pick<BadInput, 'what' | 'served' | 'rule'>, spec: RequestSpec): Promise<void> => {
@@ -485,7 +496,7 @@ async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> 
       if (!judge(t, op, input, ex)) inconclusive++;
     };
     for (const op of operations(writes)) {
-      for (const input of badInputs(op, user.userPubkey, user.real)) await s.attempt(() => send(op, input, input.spec));
+      for (const input of badInputs(op, user.userPubkey, user.real, hostile)) await s.attempt(() => send(op, input, input.spec));
       const generated = invalidRequests('orders', op);
       if (!generated) continue;
       await s.attempt(() =>
@@ -493,6 +504,7 @@ async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> 
           'OA-HOST-001',
           generated,
           async (sample) => {
+            if (!sampled(op.operationId, sample)) return;
             const input = {
               what: `a generated invalid ${sample.target} (${sample.violation.message})`,
               served: !generatedMustBeRejected(sample),

@@ -23,7 +23,7 @@ import {
 } from './orders.ts';
 import type { SiwsEnvironment } from './siws.ts';
 import { type Generated, requestOf, userWithIntent, validConfig } from './steps/create.ts';
-import { expectError, expectErrorEnvelope } from './steps/expect.ts';
+import { expectAccepted, expectError, expectErrorEnvelope } from './steps/expect.ts';
 import { asUser, correctBody, onboardedUser, servedRequest, testWallet, otherTenantKey } from './users.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 
@@ -118,11 +118,12 @@ const intentReplay = defineCheck({
     const user = await intentUser(t, true);
     await pendingIntent(t, user);
     const first = await postIntent(t, user.sub, dcaRequest(), keyed(fresh('accepted')));
-    t.expect('OA-IDEM-001', is2xx(first), {
-      documented: 'POST /orders/intent accepts X-Idempotency-Key: the template accepted without a key is accepted with one',
-      received: failureOf(first),
-      exchange: first,
-    });
+    expectAccepted(
+      t,
+      'OA-IDEM-001',
+      first,
+      'POST /orders/intent accepts X-Idempotency-Key: the template accepted without a key is accepted with one',
+    );
     if ((await pendingCount(t, user)) === undefined)
       t.note('GET /orders/pending is not served: "no second pending order" is judged by the replayed pendingOrderId only');
     // Every order type, each with its own generated bodies.
@@ -317,11 +318,12 @@ const clientErrorsNotCached = defineCheck({
         const fixed = await postIntent(t, user.sub, request, keyed(k));
         // Another 400 than the first one's is the generated body's own rejection; the same 400 again would be the cached one.
         if (fixed.response.status === 400 && errorCode(fixed) !== errorCode(rejected)) return notAccepted(t, fixed);
-        t.expect('OA-IDEM-006', is2xx(fixed), {
-          documented: `after ${rejected.response.status} ${String(errorCode(rejected))} under key ${k}, the fixed body with the same key runs the handler (2xx)`,
-          received: failureOf(fixed),
-          exchange: fixed,
-        });
+        expectAccepted(
+          t,
+          'OA-IDEM-006',
+          fixed,
+          `after ${rejected.response.status} ${String(errorCode(rejected))} under key ${k}, the fixed body with the same key runs the handler (2xx)`,
+        );
       },
       runs(t, 10),
     );
@@ -336,11 +338,12 @@ const clientErrorsNotCached = defineCheck({
       { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) },
       keyed(k),
     );
-    t.expect('OA-IDEM-006', is2xx(fixed), {
-      documented: `after ${missing.response.status} ${String(errorCode(missing))} under key ${k}, the complete confirm with the same key runs the handler (2xx)`,
-      received: failureOf(fixed),
-      exchange: fixed,
-    });
+    expectAccepted(
+      t,
+      'OA-IDEM-006',
+      fixed,
+      `after ${missing.response.status} ${String(errorCode(missing))} under key ${k}, the complete confirm with the same key runs the handler (2xx)`,
+    );
   },
 });
 
@@ -361,11 +364,13 @@ const serverErrorsNotCached = defineCheck({
       throw new SetupFailed(`a confirm with the chain down answered ${down.response.status}, not a 5xx`, down);
     await t.control.setFaults({ rpc: 'up' });
     const again = await postConfirm(t, user.sub, body, keyed(k));
-    t.expect('OA-IDEM-007', is2xx(again) && isObject(dataOf(again)?.order), {
-      documented: `after ${down.response.status} ${String(errorCode(down))} under key ${k}, the same confirm with the same key runs the handler once the chain is back (2xx with the order)`,
-      received: failureOf(again),
-      exchange: again,
-    });
+    expectAccepted(
+      t,
+      'OA-IDEM-007',
+      again,
+      `after ${down.response.status} ${String(errorCode(down))} under key ${k}, the same confirm with the same key runs the handler once the chain is back (2xx with the order)`,
+      isObject(dataOf(again)?.order),
+    );
   },
 });
 
@@ -387,11 +392,13 @@ async function expectFreshKeysFor(
       const original = await send(a, request, k);
       if (!is2xx(original)) return notAccepted(t, original);
       const same = await send(b, request, k);
-      t.expect(rule, is2xx(same) && dataOf(same)?.pendingOrderId !== dataOf(original)?.pendingOrderId, {
-        documented: `${who} sending the same key ${k} and body gets its own pending order (2xx, not ${String(dataOf(original)?.pendingOrderId)})`,
-        received: failureOf(same),
-        exchange: same,
-      });
+      expectAccepted(
+        t,
+        rule,
+        same,
+        `${who} sending the same key ${k} and body gets its own pending order (2xx, not ${String(dataOf(original)?.pendingOrderId)})`,
+        dataOf(same)?.pendingOrderId !== dataOf(original)?.pendingOrderId,
+      );
       const k2 = fresh(key);
       if (!is2xx(await send(a, request, k2))) return true;
       const differing = await send(b, other, k2);
@@ -464,11 +471,13 @@ const onboardingIgnoresKey = defineCheck({
     if (!is2xx(first)) throw new SetupFailed(`onboarding with an idempotency key answered ${first.response.status}`, first);
     t.confirm('siws-form');
     const second = await send(randomToken('n').replace(/-/g, ''));
-    t.expect('OA-IDEM-012', is2xx(second) && dataOf(second)?.userId === dataOf(first)?.userId, {
-      documented: `POST /partner/onboard repeated for sub ${wallet.sub} with another SIWS nonce and the same key: 2xx with the same userId (idempotent by sub, never 422)`,
-      received: failureOf(second),
-      exchange: second,
-    });
+    expectAccepted(
+      t,
+      'OA-IDEM-012',
+      second,
+      `POST /partner/onboard repeated for sub ${wallet.sub} with another SIWS nonce and the same key: 2xx with the same userId (idempotent by sub, never 422)`,
+      dataOf(second)?.userId === dataOf(first)?.userId,
+    );
   },
 });
 
@@ -485,11 +494,13 @@ const readsIgnoreKey = defineCheck({
     await balance({}, k);
     const hidden = await balance({ hideZero: 'true' }, k);
     const plain = await balance({ hideZero: 'true' });
-    t.expect('OA-IDEM-013', is2xx(hidden) && deepEqual(hidden.response.body, plain.response.body), {
-      documented: `GET /me/balance?hideZero=true under key ${k} (already sent on GET /me/balance) answers as without the key`,
-      received: failureOf(hidden),
-      exchange: hidden,
-    });
+    expectAccepted(
+      t,
+      'OA-IDEM-013',
+      hidden,
+      `GET /me/balance?hideZero=true under key ${k} (already sent on GET /me/balance) answers as without the key`,
+      deepEqual(hidden.response.body, plain.response.body),
+    );
     const reports = [];
     for (const query of [{}, { status: 'active' }]) {
       reports.push(await servedRequest(t, { path: '/partners/me/orders', query, headers: { 'X-Service-User': undefined, ...keyed(k) } }));
@@ -542,11 +553,13 @@ const replayWindow = defineCheck({
     await t.control.advanceClock(120);
     const other = dcaRequest({ totalAmount: '24000000' });
     const afresh = await postIntent(t, user.sub, other, keyed(k));
-    t.expect('OA-IDEM-011', is2xx(afresh) && dataOf(afresh)?.pendingOrderId !== original.pendingOrderId, {
-      documented: `24h01m after the first intent, key ${k} with another body is fresh: the handler runs (2xx, a new pendingOrderId), no 422`,
-      received: failureOf(afresh),
-      exchange: afresh,
-    });
+    expectAccepted(
+      t,
+      'OA-IDEM-011',
+      afresh,
+      `24h01m after the first intent, key ${k} with another body is fresh: the handler runs (2xx, a new pendingOrderId), no 422`,
+      dataOf(afresh)?.pendingOrderId !== original.pendingOrderId,
+    );
   },
 });
 

@@ -4,7 +4,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import { createOrder, dcaRequest, intentRequest, intentUser, postIntent, skipIfTemplateRejected, usdc, usdt } from './orders.ts';
 import { templatesAccepted, TRIGGER_TYPES, type TriggerType, unixSecondsFromNow } from './steps/create.ts';
-import { expectError } from './steps/expect.ts';
+import { expectAccepted, expectError } from './steps/expect.ts';
 import { asUser } from './users.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 
@@ -51,11 +51,7 @@ const intentCycleFrequency = defineCheck({
     // The assumed template first (a target rejecting it gives the checks nothing to stand on), then exactly 60.
     skipIfTemplateRejected(t, await postIntent(t, user.sub, dcaRequest()));
     const at60 = await postIntent(t, user.sub, dcaRequest({ cycleFrequencySeconds: 60 }));
-    t.expect('OA-LIM-012', is2xx(at60), {
-      documented: '2xx for a DCA intent with cycleFrequencySeconds 60',
-      received: failureOf(at60),
-      exchange: at60,
-    });
+    expectAccepted(t, 'OA-LIM-012', at60, '2xx for a DCA intent with cycleFrequencySeconds 60');
     await t.property(
       'OA-LIM-011',
       fc.integer({ min: 0, max: 59 }),
@@ -298,11 +294,7 @@ const limitsAccepted = defineCheck({
     for (const orderType of TRIGGER_TYPES) {
       for (const [rule, config] of cases) {
         const ex = await postIntent(t, user.sub, intentRequest(orderType, { config }));
-        t.expect(rule, is2xx(ex), {
-          documented: `2xx for a ${orderType} intent with ${JSON.stringify(config)} (inside the limits)`,
-          received: failureOf(ex),
-          exchange: ex,
-        });
+        expectAccepted(t, rule, ex, `2xx for a ${orderType} intent with ${JSON.stringify(config)} (inside the limits)`);
       }
     }
   },
@@ -319,11 +311,7 @@ const ocoPriceOrder = defineCheck({
       const config = { stopLossPrice: String(stopLoss), takeProfitPrice: String(takeProfit) };
       const ex = await postIntent(t, user.sub, intentRequest('oco', { config }));
       if (stopLoss < takeProfit) {
-        t.expect('OA-LIM-026', is2xx(ex), {
-          documented: `2xx for an oco intent with stopLossPrice ${stopLoss} < takeProfitPrice ${takeProfit}`,
-          received: failureOf(ex),
-          exchange: ex,
-        });
+        expectAccepted(t, 'OA-LIM-026', ex, `2xx for an oco intent with stopLossPrice ${stopLoss} < takeProfitPrice ${takeProfit}`);
       } else {
         expectError(t, 'OA-LIM-018', ex, {
           status: 400,

@@ -14,7 +14,8 @@ afterAll(async () => {
   if (env.profile !== 'full') return;
   await checksSettled();
   const report = await cleanUpCreatedOrders(env);
-  console.log(describeCleanup(report));
+  // The CLI prints it once, after the summary, from the file; run without the CLI, it is printed here.
+  if (!process.env.CONFORMANCE_CLEANUP_FILE) console.log(describeCleanup(report));
   if (process.env.CONFORMANCE_CLEANUP_FILE)
     writeFileSync(process.env.CONFORMANCE_CLEANUP_FILE, `${escapeControlsInJson(redact(JSON.stringify(report, null, 2)))}\n`);
 }, 600_000);

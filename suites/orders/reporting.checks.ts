@@ -1,29 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
-import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
+import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { isObject } from '../shared/values.ts';
 import { expectFeeSnapshotWhole, expectOrderInvariants, type InvariantContext, type OrderOwner } from './order-invariants.ts';
-import { createOrder, dcaRequest, ISO_8601, ORDER_TYPES, type Created, type OrderType } from './orders.ts';
+import { createOrder, dcaRequest, ISO_8601, type Created, type OrderType } from './orders.ts';
 import type { Actor } from './steps/dca.ts';
 import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
 import { expectError } from './steps/expect.ts';
-import { createIfAccepted, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
+import { idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
 import { otherTenantKey, servedRequest } from './users.ts';
-import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
- * Partner reporting (area REP; partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` and its filters,
- * one order and its deposit, and the tenant's execution rows. Reporting is scoped by the key's tenant, never by
+ * Partner reporting (area REP; partner-only, GET, tenant-scoped, capped at 500 rows): `/partners/me/orders` (its filters:
+ * reporting-filters.checks.ts), one order and its deposit, and the tenant's execution rows. Reporting is scoped by the key's tenant, never by
  * X-Service-User; `userId` in a query is the opaque id from onboarding. Rows have the per-type detail shape without
  * `tenantId` and `originatingPartner`.
  */
 
 const partner = (t: CheckContext, path: string, headers: RequestSpec['headers'] = {}) => servedRequest(t, { path, headers });
-const FILTERABLE = ['active', 'paused', 'completed', 'failed', 'cancelled'];
-const UNFILTERABLE = ['expired', 'executing', 'pending', 'pending_modification'];
 
 /** OA-REP-002: no tenantId, no originatingPartner. */
 function expectNoTenantFields(t: CheckContext, row: Record<string, unknown>, ex: Exchange): void {
@@ -140,133 +136,6 @@ export const partnerOrdersCoverTheTenant = defineCheck({
       });
       expectOrderInvariants(t, d, c(d, one));
       expectNoTenantFields(t, d, one);
-    }
-  },
-});
-
-export const partnerOrderFilters = defineCheck({
-  name: 'partner-orders-filters-status-ordertype-userid-and-created-range-narrow-the-rows',
-  service: 'orders',
-  rules: ['OA-REP-006', 'OA-REP-007', 'OA-REP-008', 'OA-REP-009', 'OA-REP-010', 'OA-REP-011'],
-  profile: 'full',
-  needs: ['funding'],
-  async run(t: CheckContext) {
-    const alice = await reader(t, true);
-    const a = await createOrder(t, alice, dcaRequest());
-    const query = async (rule: RuleId, q: string) => {
-      const ex = await partner(t, `/partners/me/orders?${q}`);
-      return { ex, rows: rowsOf(t, rule, ex) };
-    };
-    const user = `userId=${encodeURIComponent(alice.owner.userId)}`;
-    const lists = (rows: Record<string, unknown>[]) => idsIn(rows).includes(a.orderId);
-
-    let r = await query('OA-REP-010', user);
-    t.expect('OA-REP-010', r.rows.every((row) => row.userId === alice.owner.userId) && lists(r.rows), {
-      documented: `${user}: only and all of that user's orders (${a.orderId})`,
-      received: r.rows.map((row) => ({ id: row.id, userId: row.userId })),
-      exchange: r.ex,
-    });
-    r = await query('OA-REP-009', `orderType=dca&${user}`);
-    t.expect('OA-REP-009', r.rows.every((row) => row.orderType === 'dca') && lists(r.rows), {
-      documented: `orderType=dca: only dca rows, ${a.orderId} among them`,
-      received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })),
-      exchange: r.ex,
-    });
-    for (const other of ORDER_TYPES.filter((x) => x !== 'dca')) {
-      r = await query('OA-REP-009', `orderType=${other}&${user}`);
-      t.expect(
-        'OA-REP-009',
-        r.rows.every((row) => row.orderType === other),
-        {
-          documented: `orderType=${other}: only ${other} rows`,
-          received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })),
-          exchange: r.ex,
-        },
-      );
-    }
-    r = await query('OA-REP-006', `status=active,paused&${user}`);
-    const aStatus = String(a.order.status);
-    t.expect(
-      'OA-REP-006',
-      r.rows.every((row) => row.status === 'active' || row.status === 'paused') &&
-        (!['active', 'paused'].includes(aStatus) || lists(r.rows)),
-      {
-        documented: `status=active,paused: only active or paused rows${['active', 'paused'].includes(aStatus) ? `, the ${aStatus} order ${a.orderId} among them` : ''}`,
-        received: r.rows.map((row) => ({ id: row.id, status: row.status })),
-        exchange: r.ex,
-      },
-    );
-    for (const status of FILTERABLE) {
-      r = await query('OA-REP-006', `status=${status}&${user}`);
-      t.expect(
-        'OA-REP-006',
-        r.rows.every((row) => row.status === status),
-        {
-          documented: `status=${status}: only ${status} rows`,
-          received: r.rows.map((row) => ({ id: row.id, status: row.status })),
-          exchange: r.ex,
-        },
-      );
-    }
-
-    // Timestamps may carry more precision than they show: bounds one millisecond either side of createdAt.
-    const at = (ms: number) => encodeURIComponent(new Date(Date.parse(String(a.order.createdAt)) + ms).toISOString());
-    for (const [q, listed] of [
-      [`createdAtGte=${at(-1)}`, true],
-      [`createdAtGte=${at(1)}`, false],
-      [`createdAtLte=${at(1)}`, true],
-      [`createdAtLte=${at(-1)}`, false],
-    ] as const) {
-      r = await query('OA-REP-011', `${q}&${user}`);
-      t.expect('OA-REP-011', lists(r.rows) === listed, {
-        documented: `${decodeURIComponent(q)}: the order created at ${String(a.order.createdAt)} is ${listed ? '' : 'not '}listed`,
-        received: idsIn(r.rows),
-        exchange: r.ex,
-      });
-    }
-
-    // A DCA order waiting for a future startAt is pending (assumed template field, UNKNOWNS.md O7).
-    const pending = await createIfAccepted(t, alice, 'dca', {
-      startAt: new Date(Date.parse(String(a.order.createdAt)) + 86_400_000).toISOString(),
-    });
-    if (pending?.order.status === 'pending') {
-      r = await query('OA-REP-008', user);
-      t.expect('OA-REP-008', lists(r.rows) && idsIn(r.rows).includes(pending.orderId), {
-        documented: `without a status filter the pending order ${pending.orderId} and the ${aStatus} order are listed`,
-        received: r.rows.map((row) => ({ id: row.id, status: row.status })),
-        exchange: r.ex,
-      });
-    } else {
-      t.note(
-        `no pending DCA order (future startAt) could be created: OA-REP-008 not judged (${pending ? `status ${String(pending.order.status)}` : 'template rejected'})`,
-      );
-    }
-
-    for (const status of UNFILTERABLE) {
-      const ex = await partner(t, `/partners/me/orders?status=${status}&${user}`);
-      const body = ex.response.body;
-      t.expect(
-        'OA-REP-007',
-        (ex.response.status === 400 && errorCode(ex) === 'VALIDATION_ERROR') || (is2xx(ex) && isObject(body) && Array.isArray(body.data)),
-        {
-          documented: `status=${status} (not filterable): 400 VALIDATION_ERROR or 2xx`,
-          received: { status: ex.response.status, code: errorCode(ex) },
-          exchange: ex,
-        },
-      );
-    }
-  },
-});
-
-export const partnerRejectsInvalidTimestamps = defineCheck({
-  name: 'partner-orders-reject-an-invalid-created-at-timestamp-with-400-validation-error',
-  service: 'orders',
-  rules: ['OA-REP-012'],
-  profile: 'readonly',
-  async run(t: CheckContext) {
-    for (const q of ['createdAtGte=not-a-timestamp', 'createdAtLte=2024-13-45T99:00:00Z']) {
-      const ex = await partner(t, `/partners/me/orders?${q}`);
-      expectError(t, 'OA-REP-012', ex, { status: 400, codes: ['VALIDATION_ERROR'], documented: `${q}: 400 VALIDATION_ERROR` });
     }
   },
 });

@@ -1,10 +1,11 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { INT } from './orders.ts';
-import { AMOUNT, executions, filledStop, market, move, OCO, place, read, triggerOrdersOfOneUser } from './steps/triggers.ts';
+import { AMOUNT, executions, FIRED, filledStop, market, move, OCO, place, read, triggerOrdersOfOneUser } from './steps/triggers.ts';
 
 /**
  * The fill of a trigger order and its one execution row (areas EXEC and TRIG: "Execution", "Trigger-order fields"):
- * the row's type and amounts, the floor of minOutputAmount, the oco's pending leg, and no row before the fill.
+ * the row's type and amounts, the floor of minOutputAmount, the oco's pending leg, no row before the fill, and a
+ * trailing stop that fires at its initial trigger before any new high.
  */
 
 export const stopLossFillIsOneRow = defineCheck({
@@ -164,6 +165,32 @@ export const unfiredTriggerHasNoRow = defineCheck({
       t.expect('OA-EXEC-010', rows.length === 0, {
         documented: `an armed ${type} that has not fired has no execution row`,
         received: rows,
+        exchange: ex,
+      });
+    }
+  },
+});
+
+export const trailingStopGuardsItsInitialTrigger = defineCheck({
+  name: 'trailing-stop-loss-of-either-mode-fires-at-its-initial-trigger-before-any-new-high',
+  service: 'orders',
+  rules: ['OA-TRIG-044'],
+  profile: 'full',
+  needs: ['funding', 'prices', 'clock'],
+  async run(t: CheckContext) {
+    const m = await market(t);
+    // Created at the pair 1, trailing by 50% with its initial stop at 0.4: the pair falls straight to 0.4, no new high first.
+    for (const trailingMode of ['pure', 'stop_and_trail'] as const) {
+      const id = await place(t, m, 'stop_loss', { triggerPrice: '400000', trailingStopBps: 5000, trailingMode });
+      await move(t, m, 400_000n);
+      const { ex, order } = await read(t, m.user.sub, 'stop_loss', id);
+      t.expect('OA-TRIG-044', FIRED.includes(String(order.status)), {
+        documented: `a trailing stop_loss (trailingMode ${trailingMode}, a label only) fires when the pair falls to its initial trigger 400000 before any new high`,
+        received: {
+          status: order.status,
+          currentTriggerPrice: order.currentTriggerPrice,
+          highestObservedPrice: order.highestObservedPrice,
+        },
         exchange: ex,
       });
     }

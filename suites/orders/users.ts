@@ -71,10 +71,16 @@ export function rateLimited(ex: Exchange): void {
   if (ex.response.status === 429) throw new SetupFailed(`rate limited by the target (429, UNKNOWNS O13): lower --max-rps`, ex);
 }
 
-/** The service's time: the target's virtual clock when it has one, else the local clock. */
+/**
+ * The service's time: the target's virtual clock when it has one; else the `Date` header of its answer to GET /health
+ * (one-second resolution), so that a staging whose clock is not ours, or runs faster than the wall clock as the
+ * staging-like sandbox's may, is met on its own time; else the local clock.
+ */
 export async function serviceNow(t: CheckContext): Promise<{ now: Date; exact: boolean }> {
   if (t.control.has('clock')) return { now: new Date(await t.control.clock()), exact: true };
-  return { now: new Date(), exact: false };
+  const ex = await t.orders.request({ path: '/health', validate: false });
+  const date = Date.parse(String(ex.response.headers.date ?? ''));
+  return { now: Number.isFinite(date) ? new Date(date) : new Date(), exact: false };
 }
 
 export interface TestWallet {

@@ -2,6 +2,7 @@ import { defineCheck, type Check, type CheckContext } from '../harness/check.ts'
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
+import { expectStatus } from './quote-support.ts';
 
 const ENDPOINTS: Array<{ path: string; query?: Record<string, string> }> = [
   { path: '/api/v1/info' },
@@ -30,11 +31,7 @@ function rejectsKey(name: string, rule: 'Q-AUTH-001' | 'Q-AUTH-002', key: () => 
     async run(t: CheckContext) {
       for (const { path, query } of ENDPOINTS) {
         const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key() }, retry: false });
-        t.expect(rule, ex.response.status === 401, {
-          documented: `GET ${path} with ${what} answered 401`,
-          received: ex.response.status,
-          exchange: ex,
-        });
+        expectStatus(t, rule, ex, 401, `GET ${path} with ${what} answered 401`);
         expectPlatformInvalidKey(t, ex);
       }
     },
@@ -73,11 +70,7 @@ export const keyIsReadFromTheHeaderOnly = defineCheck({
     for (const { path, query } of ENDPOINTS) {
       for (const [what, headers, extra] of cases) {
         const ex = await t.quotes.request({ path, query: { ...query, ...extra }, headers, retry: false });
-        t.expect('Q-AUTH-008', ex.response.status === 401, {
-          documented: `GET ${path} with ${what}: 401`,
-          received: ex.response.status,
-          exchange: ex,
-        });
+        expectStatus(t, 'Q-AUTH-008', ex, 401, `GET ${path} with ${what}: 401`);
         expectPlatformInvalidKey(t, ex);
       }
     }
@@ -94,11 +87,7 @@ export const revokedKeyIsRejectedWith401 = defineCheck({
     const key = await t.control.createQuoteKey({ state: 'revoked' });
     for (const { path, query } of ENDPOINTS) {
       const ex = await t.quotes.request({ path, query, headers: { 'x-api-key': key }, retry: false });
-      t.expect('Q-AUTH-004', ex.response.status === 401, {
-        documented: `GET ${path} with a revoked x-api-key answered 401`,
-        received: ex.response.status,
-        exchange: ex,
-      });
+      expectStatus(t, 'Q-AUTH-004', ex, 401, `GET ${path} with a revoked x-api-key answered 401`);
       expectPlatformInvalidKey(t, ex);
     }
   },

@@ -8,16 +8,17 @@
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import {
-  Judge,
   discover,
+  type Discovery,
+  expectCallStatus,
   isCodeMessage,
   isPlainText,
+  Judge,
+  type QuoteCall,
   quoteParams,
   quoteRuns,
-  requestQuote,
-  type Discovery,
-  type QuoteCall,
   type Range,
+  requestQuote,
 } from './quote-support.ts';
 import { expectAccepted, quote } from './samples.ts';
 
@@ -168,11 +169,7 @@ export const valuesOutsideTheirTypeAreRejected = defineCheck({
     ];
     const judge = async ({ name, value }: { name: string; value: string }) => {
       const call = await requestQuote(t, quoteParams({ [name]: value }), { noRetry: true });
-      t.expect('Q-BOUNDS-003', call.status === 400, {
-        documented: `${name}=${value} (outside the parameter's integer type) answered 400`,
-        received: { status: call.status, body: call.body },
-        exchange: call.ex,
-      });
+      expectCallStatus(t, 'Q-BOUNDS-003', call, 400, `${name}=${value} (outside the parameter's integer type) answered 400`);
       t.expect('Q-ERR-001', isPlainText(call.ex) ? call.body !== '' : isCodeMessage(call.body), {
         documented: 'an engine 400 body is plain text or JSON {code: integer, message: string}',
         received: call.body,

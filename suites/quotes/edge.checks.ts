@@ -2,6 +2,8 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
+import { expectStatus } from './quote-support.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 /** Q-EDGE-002: the edge body is {message: string} — not the platform {error} body. */
 function expectEdgeBody(t: CheckContext, ex: Exchange): void {
@@ -11,6 +13,12 @@ function expectEdgeBody(t: CheckContext, ex: Exchange): void {
     received: body,
     exchange: ex,
   });
+}
+
+/** A 403 from the edge (the status under `rule`, the body under Q-EDGE-002). */
+function expectEdge403(t: CheckContext, rule: RuleId, ex: Exchange, documented: string): void {
+  expectStatus(t, rule, ex, 403, documented);
+  expectEdgeBody(t, ex);
 }
 
 const KEY_PATH_ENDPOINTS = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers', '/api/v1/quote/swap'];
@@ -25,12 +33,7 @@ export const nonGetMethodsAnswer403WithEdgeBody = defineCheck({
     for (const path of KEY_PATH_ENDPOINTS) {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
         const ex = await t.quotes.request({ method, path, json: {}, retry: false });
-        t.expect('Q-EDGE-001', ex.response.status === 403, {
-          documented: `${method} ${path} answered 403 (all endpoints are GET)`,
-          received: ex.response.status,
-          exchange: ex,
-        });
-        expectEdgeBody(t, ex);
+        expectEdge403(t, 'Q-EDGE-001', ex, `${method} ${path} answered 403 (all endpoints are GET)`);
       }
     }
   },
@@ -44,12 +47,7 @@ export const unknownPathAnswers403WithEdgeBody = defineCheck({
   async run(t: CheckContext) {
     for (const path of [`/api/v1/${randomToken('no-such-endpoint')}`, '/api/v1/quote', '/api/v1/quote/swap/extra']) {
       const ex = await t.quotes.request({ path, retry: false });
-      t.expect('Q-EDGE-003', ex.response.status === 403, {
-        documented: `GET ${path} (no such path) answered 403`,
-        received: ex.response.status,
-        exchange: ex,
-      });
-      expectEdgeBody(t, ex);
+      expectEdge403(t, 'Q-EDGE-003', ex, `GET ${path} (no such path) answered 403`);
     }
   },
 });
@@ -62,12 +60,7 @@ export const keyPathHasNoPriceEndpoint = defineCheck({
   async run(t: CheckContext) {
     // Not validated against getQuotePrice: that operation belongs to the distributor path only.
     const ex = await t.quotes.request({ path: '/api/v1/quote/price', retry: false, validate: false });
-    t.expect('Q-EDGE-004', ex.response.status === 403, {
-      documented: 'GET /api/v1/quote/price on the key path answered 403 (distributor path only)',
-      received: ex.response.status,
-      exchange: ex,
-    });
-    expectEdgeBody(t, ex);
+    expectEdge403(t, 'Q-EDGE-004', ex, 'GET /api/v1/quote/price on the key path answered 403 (distributor path only)');
   },
 });
 
@@ -79,12 +72,7 @@ export const keyPathHasNoWebSocket = defineCheck({
   async run(t: CheckContext) {
     // The Direct stream's path, asked over plain HTTPS: the key path has no WebSocket, so no such path.
     const ex = await t.quotes.request({ path: '/api/v1/ws', retry: false, validate: false });
-    t.expect('Q-EDGE-006', ex.response.status === 403, {
-      documented: 'GET /api/v1/ws on the key path answered 403 like an unknown path (no WebSocket on the key path)',
-      received: { status: ex.response.status, body: ex.response.body },
-      exchange: ex,
-    });
-    expectEdgeBody(t, ex);
+    expectEdge403(t, 'Q-EDGE-006', ex, 'GET /api/v1/ws on the key path answered 403 like an unknown path (no WebSocket on the key path)');
   },
 });
 
@@ -96,12 +84,7 @@ export const otherApiVersionsAreUnknownPaths = defineCheck({
   async run(t: CheckContext) {
     for (const path of ['/api/v2/info', '/api/v2/venues', '/api/v2/providers']) {
       const ex = await t.quotes.request({ path, retry: false });
-      t.expect('Q-VER-002', ex.response.status === 403, {
-        documented: `GET ${path} (outside /api/v1) answered 403`,
-        received: ex.response.status,
-        exchange: ex,
-      });
-      expectEdgeBody(t, ex);
+      expectEdge403(t, 'Q-VER-002', ex, `GET ${path} (outside /api/v1) answered 403`);
     }
   },
 });

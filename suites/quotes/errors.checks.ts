@@ -10,16 +10,17 @@ import { PublicKey } from '@solana/web3.js';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import {
+  discover,
+  expectCallStatus,
+  isPlainText,
   Judge,
   MSGPACK_TYPE,
-  discover,
-  isPlainText,
   namesField,
+  type QuoteCall,
+  type QuoteParams,
   quoteParams,
   quoteRuns,
   requestQuote,
-  type QuoteCall,
-  type QuoteParams,
 } from './quote-support.ts';
 import { quote } from './samples.ts';
 import { malformedPubkey } from './arbitraries.ts';
@@ -28,11 +29,7 @@ import type { RuleId } from '../../generators/vocabulary.ts';
 
 /** Engine 400, plain text naming the field. */
 function expectTextNaming(t: CheckContext, rule: RuleId, call: QuoteCall, field: string, what: string): void {
-  t.expect(rule, call.status === 400, {
-    documented: `${what} answered 400`,
-    received: { status: call.status, body: call.body },
-    exchange: call.ex,
-  });
+  expectCallStatus(t, rule, call, 400, `${what} answered 400`);
   t.expect('Q-ERR-002', isPlainText(call.ex) && namesField(call.ex, field), {
     documented: `the 400 for ${what} is plain text naming ${field}`,
     received: { contentType: call.ex.response.headers['content-type'], body: call.body },

@@ -4,10 +4,10 @@ import { normalizeMsgpack, type ServiceClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import {
-  HOSTILE_STRINGS,
-  MALFORMED_AMOUNTS,
-  MALFORMED_KEYS,
+  generatedSampler,
+  hostileValues,
   invalidRequests,
+  type HostileValues,
   leakedInternals,
   mayServeAmount,
   rawQuery,
@@ -56,7 +56,7 @@ function schemaOf(op: OperationInfo, name: string): { type?: string; $ref?: stri
   return isObject(schema) ? (schema as { type?: string; $ref?: string }) : {};
 }
 
-function badQueries(op: OperationInfo): BadQuery[] {
+function badQueries(op: OperationInfo, hostile: HostileValues): BadQuery[] {
   const base = baseQuery(op);
   const out: BadQuery[] = [];
   const withValue = (name: string, value: string) => rawQuery({ ...base, [name]: value });
@@ -69,18 +69,18 @@ function badQueries(op: OperationInfo): BadQuery[] {
     const required = REQUIRED.has(p.name);
     // A hostile string is no amount, integer or key; empty, an optional parameter may be taken as omitted.
     const hostileStrict = (value: string) => required || ((integer || pubkey) && value !== '');
-    const values: Array<[string, boolean]> = (required ? HOSTILE_STRINGS : HOSTILE_STRINGS.filter((_, i) => i % 3 === 0)).map((v) => [
+    const values: Array<[string, boolean]> = (required ? hostile.strings : hostile.strings.filter((_, i) => i % 3 === 0)).map((v) => [
       v,
       hostileStrict(v),
     ]);
     if (p.name === 'amount') {
-      for (const m of MALFORMED_AMOUNTS) if (typeof m.value === 'string') values.push([m.value, !mayServeAmount(m.reading)]);
+      for (const m of hostile.amounts) if (typeof m.value === 'string') values.push([m.value, !mayServeAmount(m.reading)]);
     } else if (integer) {
-      for (const m of MALFORMED_AMOUNTS)
+      for (const m of hostile.amounts)
         if (typeof m.value === 'string' && m.reading !== 'readable' && m.reading !== 'absent') values.push([m.value, true]);
     }
     if (pubkey) {
-      for (const k of MALFORMED_KEYS) if (typeof k === 'string') values.push([k, required || k !== '']);
+      for (const k of hostile.keys) if (typeof k === 'string') values.push([k, required || k !== '']);
     }
     for (const [value, strict] of values)
       out.push({ what: `${p.name}=${JSON.stringify(value.slice(0, 30))}`, query: withValue(p.name, value), strict });
@@ -149,6 +149,8 @@ async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClien
   const operations = listOperations('quotes')
     .filter(KEY_PATH)
     .filter((op) => path === 'key' || DISTRIBUTOR_PATH(op));
+  const hostile = hostileValues(t.env);
+  const sampled = generatedSampler(t.env);
   await sweep(t, async (s) => {
     const send = async (op: OperationInfo, input: Pick<BadQuery, 'what' | 'strict'>, query: string): Promise<void> => {
       const ex = await s.send(t, client, rule, path === 'key' ? op.operationId : `${op.operationId} (distributor)`, {
@@ -159,7 +161,7 @@ async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClien
       judge(t, path, op, input, ex);
     };
     for (const op of operations) {
-      for (const input of badQueries(op)) await s.attempt(() => send(op, input, input.query));
+      for (const input of badQueries(op, hostile)) await s.attempt(() => send(op, input, input.query));
       const generated = invalidRequests('quotes', op);
       if (!generated) continue;
       await s.attempt(() =>
@@ -167,6 +169,7 @@ async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClien
           rule,
           generated,
           async (sample) => {
+            if (!sampled(op.operationId, sample)) return;
             // A missing required parameter is documented as 400; what else the arbitraries make may be read leniently.
             const strict = sample.violation.keyword === 'required' && !sample.violation.assumed;
             await send(op, { what: `a generated invalid ${sample.target} (${sample.violation.message})`, strict }, rawQuery(sample.query));

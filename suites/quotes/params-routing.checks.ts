@@ -24,6 +24,7 @@ import {
   type QuoteParams,
 } from './quote-support.ts';
 import { expectAccepted, learnRoutes, provokeMultiHop, quote } from './samples.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 
 // ---------------------------------------------------------------- Routing parameters
 
@@ -137,34 +138,35 @@ export const unknownProviderAndExcludedVenueAreObserved = defineCheck({
   },
 });
 
+/**
+ * A venue-label list parameter (dexes, excludeDexes): every label of /api/v1/venues alone is accepted (Q-VEN-007),
+ * then generated subsets of the labels the pair's routes use, on a larger amount, under `rule`.
+ */
+async function venueLabelsAccepted(t: CheckContext, rule: RuleId, param: 'dexes' | 'excludeDexes', effect: string): Promise<void> {
+  const { d, j, labels: used } = await learnRoutes(t);
+  for (const label of d.labels.filter((l) => !l.includes(','))) {
+    const call = await quote(t, j, d, quoteParams({ [param]: [label], numQuotes: maxNumQuotes(d) }));
+    expectAccepted(t, 'Q-VEN-007', call, `${param}=${label} (a label of /api/v1/venues)`);
+  }
+  if (used.length === 0) t.skip(`no route of the configured pair uses a venue (no steps); ${param} has nothing to ${effect}`);
+  const amount = (BigInt(QUOTE_DEFAULTS.amount) * 100n).toString();
+  await t.property(
+    rule,
+    fc.subarray(used, { minLength: 1 }),
+    async (subset) => {
+      const call = await quote(t, j, d, quoteParams({ [param]: subset, numQuotes: maxNumQuotes(d), amount }));
+      expectAccepted(t, 'Q-VEN-007', call, `${param}=${subset.join(',')}`);
+    },
+    quoteRuns(t, 8),
+  );
+}
+
 export const everyVenueLabelIsAcceptedInDexes = defineCheck({
   name: 'dexes-restricts-routes-to-the-listed-venues',
   service: 'quotes',
   rules: ['Q-PARAM-009', 'Q-VEN-007'],
   profile: 'smoke',
-  async run(t: CheckContext) {
-    const { d, j, labels: used } = await learnRoutes(t);
-    const labels = d.labels.filter((l) => !l.includes(','));
-    for (const label of labels) {
-      const call = await quote(t, j, d, quoteParams({ dexes: [label], numQuotes: maxNumQuotes(d) }));
-      expectAccepted(t, 'Q-VEN-007', call, `dexes=${label} (a label of /api/v1/venues)`);
-    }
-    if (used.length === 0) t.skip('no route of the configured pair uses a venue (no steps); dexes has nothing to restrict');
-    await t.property(
-      'Q-PARAM-009',
-      fc.subarray(used, { minLength: 1 }),
-      async (subset) => {
-        const call = await quote(
-          t,
-          j,
-          d,
-          quoteParams({ dexes: subset, numQuotes: maxNumQuotes(d), amount: (BigInt(QUOTE_DEFAULTS.amount) * 100n).toString() }),
-        );
-        expectAccepted(t, 'Q-VEN-007', call, `dexes=${subset.join(',')}`);
-      },
-      quoteRuns(t, 8),
-    );
-  },
+  run: (t: CheckContext) => venueLabelsAccepted(t, 'Q-PARAM-009', 'dexes', 'restrict'),
 });
 
 export const excludeDexesRemovesTheListedVenues = defineCheck({
@@ -172,28 +174,7 @@ export const excludeDexesRemovesTheListedVenues = defineCheck({
   service: 'quotes',
   rules: ['Q-PARAM-011', 'Q-VEN-007'],
   profile: 'smoke',
-  async run(t: CheckContext) {
-    const { d, j, labels: used } = await learnRoutes(t);
-    for (const label of d.labels.filter((l) => !l.includes(','))) {
-      const call = await quote(t, j, d, quoteParams({ excludeDexes: [label], numQuotes: maxNumQuotes(d) }));
-      expectAccepted(t, 'Q-VEN-007', call, `excludeDexes=${label} (a label of /api/v1/venues)`);
-    }
-    if (used.length === 0) t.skip('no route of the configured pair uses a venue (no steps); excludeDexes has nothing to remove');
-    await t.property(
-      'Q-PARAM-011',
-      fc.subarray(used, { minLength: 1 }),
-      async (subset) => {
-        const call = await quote(
-          t,
-          j,
-          d,
-          quoteParams({ excludeDexes: subset, numQuotes: maxNumQuotes(d), amount: (BigInt(QUOTE_DEFAULTS.amount) * 100n).toString() }),
-        );
-        expectAccepted(t, 'Q-VEN-007', call, `excludeDexes=${subset.join(',')}`);
-      },
-      quoteRuns(t, 8),
-    );
-  },
+  run: (t: CheckContext) => venueLabelsAccepted(t, 'Q-PARAM-011', 'excludeDexes', 'remove'),
 });
 
 function poolCheck(name: string, rule: 'Q-PARAM-012' | 'Q-PARAM-013', param: 'venueAllowlist' | 'venueBanlist') {

@@ -7,11 +7,30 @@ import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
-import { Judge, discover, maxNumQuotes, quoteParams, quoteRuns, routesOf } from './quote-support.ts';
+import { discover, type Discovery, expectCallStatus, Judge, maxNumQuotes, quoteParams, quoteRuns, routesOf } from './quote-support.ts';
+import type { RuleId } from '../../generators/vocabulary.ts';
 import { expectAccepted, learnRoutes, quote } from './samples.ts';
 import { compileRoute, instructionsOf, uniqueAccounts } from './solana.ts';
 
 // ---------------------------------------------------------------- Transaction sizing parameters
+
+/** A bound judged where it bites: `param` at each of `rows` (from the target's own routes), then at generated values. */
+interface Bound {
+  rule: RuleId;
+  param: string;
+  rows: readonly number[];
+  /** What the rows are taken from, for the failure message. */
+  bites: string;
+  values: fc.Arbitrary<number>;
+  runs: number;
+}
+
+/** Every quote of a `Bound` is accepted (with the alt contents and all quotes, so the invariant sees each route). */
+async function acceptedAcross(t: CheckContext, j: Judge, d: Discovery, b: Bound): Promise<void> {
+  const send = (value: number) => quote(t, j, d, quoteParams({ [b.param]: value, includeAltContents: true, numQuotes: maxNumQuotes(d) }));
+  for (const value of b.rows) expectAccepted(t, b.rule, await send(value), `${b.param}=${value} (${b.bites})`);
+  await t.property(b.rule, b.values, async (value) => expectAccepted(t, b.rule, await send(value), `${b.param}=${value}`), b.runs);
+}
 
 /**
  * sizeConstraint is judged where it bites: the sizes of the target's own routes (compiled as the invariant does)
@@ -41,24 +60,14 @@ export const sizeConstraintBoundsTheRoutes = defineCheck({
     const rows = sizes.length
       ? [Math.min(...sizes) - 1, Math.round((Math.min(...sizes) + Math.max(...sizes)) / 2), Math.max(...sizes)]
       : [];
-    for (const size of rows.filter((n) => n > 0 && n <= 1232)) {
-      const call = await quote(t, j, d, quoteParams({ sizeConstraint: size, includeAltContents: true, numQuotes: maxNumQuotes(d) }));
-      expectAccepted(
-        t,
-        'Q-PARAM-018',
-        call,
-        `sizeConstraint=${size} (routes of this pair take ${Math.min(...sizes)} to ${Math.max(...sizes)} bytes)`,
-      );
-    }
-    await t.property(
-      'Q-PARAM-018',
-      fc.integer({ min: 200, max: 1232 }),
-      async (size) => {
-        const call = await quote(t, j, d, quoteParams({ sizeConstraint: size, includeAltContents: true, numQuotes: maxNumQuotes(d) }));
-        expectAccepted(t, 'Q-PARAM-018', call, `sizeConstraint=${size}`);
-      },
-      quoteRuns(t, 10),
-    );
+    await acceptedAcross(t, j, d, {
+      rule: 'Q-PARAM-018',
+      param: 'sizeConstraint',
+      rows: rows.filter((n) => n > 0 && n <= 1232),
+      bites: `routes of this pair take ${Math.min(...sizes)} to ${Math.max(...sizes)} bytes`,
+      values: fc.integer({ min: 200, max: 1232 }),
+      runs: quoteRuns(t, 10),
+    });
   },
 });
 
@@ -100,24 +109,14 @@ export const accountsLimitTotalBoundsRoutes = defineCheck({
       .flatMap((call) => routesOf(call.body).map(([, r]) => uniqueAccounts(instructionsOf(r) ?? []).size))
       .filter((n) => n > 0);
     const rows = counts.length ? [Math.min(...counts) - 1, Math.max(...counts)] : [];
-    for (const limit of rows.filter((n) => n > 0)) {
-      const call = await quote(t, j, d, quoteParams({ accountsLimitTotal: limit, includeAltContents: true, numQuotes: maxNumQuotes(d) }));
-      expectAccepted(
-        t,
-        'Q-PARAM-020',
-        call,
-        `accountsLimitTotal=${limit} (routes of this pair pass ${Math.min(...counts)} to ${Math.max(...counts)} accounts)`,
-      );
-    }
-    await t.property(
-      'Q-PARAM-020',
-      fc.integer({ min: 8, max: 64 }),
-      async (limit) => {
-        const call = await quote(t, j, d, quoteParams({ accountsLimitTotal: limit, includeAltContents: true, numQuotes: maxNumQuotes(d) }));
-        expectAccepted(t, 'Q-PARAM-020', call, `accountsLimitTotal=${limit}`);
-      },
-      quoteRuns(t, 8),
-    );
+    await acceptedAcross(t, j, d, {
+      rule: 'Q-PARAM-020',
+      param: 'accountsLimitTotal',
+      rows: rows.filter((n) => n > 0),
+      bites: `routes of this pair pass ${Math.min(...counts)} to ${Math.max(...counts)} accounts`,
+      values: fc.integer({ min: 8, max: 64 }),
+      runs: quoteRuns(t, 8),
+    });
   },
 });
 
@@ -183,11 +182,13 @@ export const transactionTemplateExcludesSizingParameters = defineCheck({
       ['sizeConstraint', 1100],
     ] as const) {
       const call = await quote(t, j, d, quoteParams({ transactionTemplate: EMPTY_TEMPLATE, [name]: value }), { noRetry: true });
-      t.expect('Q-PARAM-023', call.status === 400, {
-        documented: `transactionTemplate together with ${name} is rejected with 400 (they are incompatible)`,
-        received: { status: call.status, body: call.body },
-        exchange: call.ex,
-      });
+      expectCallStatus(
+        t,
+        'Q-PARAM-023',
+        call,
+        400,
+        `transactionTemplate together with ${name} is rejected with 400 (they are incompatible)`,
+      );
     }
   },
 });
@@ -212,11 +213,13 @@ export const malformedTransactionTemplateIsRejected = defineCheck({
       notATemplate,
       async (template) => {
         const call = await quote(t, j, d, quoteParams({ transactionTemplate: template }), { noRetry: true });
-        t.expect('Q-PARAM-024', call.status === 400, {
-          documented: `transactionTemplate=${JSON.stringify(template)} (not base64 of a MessagePack value) answered 400`,
-          received: { status: call.status, body: call.body },
-          exchange: call.ex,
-        });
+        expectCallStatus(
+          t,
+          'Q-PARAM-024',
+          call,
+          400,
+          `transactionTemplate=${JSON.stringify(template)} (not base64 of a MessagePack value) answered 400`,
+        );
       },
       quoteRuns(t, 12),
     );

@@ -8,7 +8,17 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import { QUOTE_DEFAULTS, WSOL_MINT } from './fixtures.ts';
 import { valueRatio } from './route-params-invariants.ts';
-import { Judge, discover, maxNumQuotes, quoteParams, quoteRuns, routesOf, type Discovery, type QuoteParams } from './quote-support.ts';
+import {
+  discover,
+  type Discovery,
+  expectCallStatus,
+  Judge,
+  maxNumQuotes,
+  type QuoteParams,
+  quoteParams,
+  quoteRuns,
+  routesOf,
+} from './quote-support.ts';
 import { expectAccepted, quote, reverseParams, wallet } from './samples.ts';
 import { associatedTokenAccounts, instructionsOf } from './solana.ts';
 
@@ -153,11 +163,13 @@ export const formatAndSwapVersionAcceptOnlyDocumentedValues = defineCheck({
       invalidFormatOrVersion,
       async ([name, value]) => {
         const call = await quote(t, j, d, quoteParams({ [name]: value }), { noRetry: true });
-        t.expect('Q-PARAM-031', call.status === 400, {
-          documented: `${name}=${value} (${name === 'transactionFormat' ? '0 or 1' : '2 or 3'} only) answered 400`,
-          received: { status: call.status, body: call.body },
-          exchange: call.ex,
-        });
+        expectCallStatus(
+          t,
+          'Q-PARAM-031',
+          call,
+          400,
+          `${name}=${value} (${name === 'transactionFormat' ? '0 or 1' : '2 or 3'} only) answered 400`,
+        );
       },
       quoteRuns(t, 15),
     );
@@ -187,11 +199,7 @@ export const format1WithSwapVersion2IsRejected = defineCheck({
   async run(t: CheckContext) {
     const d = await discover(t);
     const call = await quote(t, new Judge(t), d, quoteParams({ transactionFormat: 1, serviceSwapVersion: 2 }), { noRetry: true });
-    t.expect('Q-PARAM-033', call.status === 400, {
-      documented: 'transactionFormat=1 with serviceSwapVersion=2 is rejected with 400',
-      received: { status: call.status, body: call.body },
-      exchange: call.ex,
-    });
+    expectCallStatus(t, 'Q-PARAM-033', call, 400, 'transactionFormat=1 with serviceSwapVersion=2 is rejected with 400');
   },
 });
 

@@ -7,7 +7,17 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
 import { PRICE_TOLERANCE, valueRatio } from './route-params-invariants.ts';
-import { Judge, decimal, discover, maxNumQuotes, quoteParams, routesOf, type Discovery, type QuoteCall } from './quote-support.ts';
+import {
+  decimal,
+  discover,
+  type Discovery,
+  expectCallStatus,
+  Judge,
+  maxNumQuotes,
+  type QuoteCall,
+  quoteParams,
+  routesOf,
+} from './quote-support.ts';
 import { quote } from './samples.ts';
 
 /** A price as the control API takes it: a plain decimal string (no exponent), or null for "unavailable". */
@@ -30,9 +40,9 @@ function metadataOf(call: QuoteCall): Json | undefined {
  */
 async function holdPrices(
   t: CheckContext,
-  j: Judge,
-  d: Discovery,
-): Promise<{ input: string | null; output: string | null; baseline: QuoteCall }> {
+): Promise<{ d: Discovery; j: Judge; input: string | null; output: string | null; baseline: QuoteCall }> {
+  const d = await discover(t);
+  const j = new Judge(t);
   const baseline = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: maxNumQuotes(d) }));
   if (baseline.status !== 200) t.skip(`the configured pair was not routed (${baseline.status})`);
   const meta = metadataOf(baseline);
@@ -42,7 +52,7 @@ async function holdPrices(
     await t.control.setPrice(QUOTE_DEFAULTS.inputMint, input);
     await t.control.setPrice(QUOTE_DEFAULTS.outputMint, output);
   });
-  return { input, output, baseline };
+  return { d, j, input, output, baseline };
 }
 
 function close(a: number | undefined, b: number): boolean {
@@ -56,9 +66,7 @@ export const metadataPricesAreTheReferencePrices = defineCheck({
   profile: 'full',
   needs: ['prices'],
   async run(t: CheckContext) {
-    const d = await discover(t);
-    const j = new Judge(t);
-    const held = await holdPrices(t, j, d);
+    const { d, j, ...held } = await holdPrices(t);
     // Near the current prices, so routing is not disturbed; distinct enough to be recognised.
     const setIn = (Number(held.input ?? '1') * 1.0137).toFixed(6);
     const setOut = (Number(held.output ?? '1') * 0.9871).toFixed(6);
@@ -82,18 +90,18 @@ export const deviatingQuotesAreRejectedUnlessDisabled = defineCheck({
   profile: 'full',
   needs: ['prices'],
   async run(t: CheckContext) {
-    const d = await discover(t);
-    const j = new Judge(t);
-    const held = await holdPrices(t, j, d);
+    const { d, j, ...held } = await holdPrices(t);
     if (held.input === null || held.output === null) t.skip('the target reports no reference price for the pair');
     // The input is now worth ten times more: every route gives about a tenth of the reference value.
     await t.control.setPrice(QUOTE_DEFAULTS.inputMint, (Number(held.input) * 10).toFixed(6));
     const disabled = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: maxNumQuotes(d) }));
-    t.expect('Q-PARAM-039', disabled.status === 200, {
-      documented: 'maxPriceDeviationBps=10000 disables the check: the request routed before the price moved is still served',
-      received: { status: disabled.status, body: disabled.body },
-      exchange: disabled.ex,
-    });
+    expectCallStatus(
+      t,
+      'Q-PARAM-039',
+      disabled,
+      200,
+      'maxPriceDeviationBps=10000 disables the check: the request routed before the price moved is still served',
+    );
     const floor = 0.9 * (1 - PRICE_TOLERANCE);
     const ratios = routesOf(disabled.body).map(([, r]) => valueRatio(r, metadataOf(disabled)));
     if (ratios.length === 0 || ratios.some((r) => r === undefined || r >= floor)) {
@@ -119,19 +127,18 @@ export const unavailablePricesPassQuotesThrough = defineCheck({
   profile: 'full',
   needs: ['prices'],
   async run(t: CheckContext) {
-    const d = await discover(t);
-    const j = new Judge(t);
-    await holdPrices(t, j, d);
+    const { d, j } = await holdPrices(t);
     const params = quoteParams({ simulate: false, numQuotes: maxNumQuotes(d) });
     await t.control.setPrice(QUOTE_DEFAULTS.inputMint, null);
     await t.control.setPrice(QUOTE_DEFAULTS.outputMint, null);
     const call = await quote(t, j, d, params);
-    t.expect('Q-PARAM-040', call.status === 200, {
-      documented:
-        'with no reference price for either token the price check passes quotes through: the pair routed before is served with simulate=false',
-      received: { status: call.status, body: call.body },
-      exchange: call.ex,
-    });
+    expectCallStatus(
+      t,
+      'Q-PARAM-040',
+      call,
+      200,
+      'with no reference price for either token the price check passes quotes through: the pair routed before is served with simulate=false',
+    );
     const meta = metadataOf(call);
     for (const key of ['inputPriceUSD', 'outputPriceUSD']) {
       t.expect('Q-META-006', meta?.[key] === undefined || meta[key] === null, {

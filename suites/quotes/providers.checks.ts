@@ -3,6 +3,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { decodeImage, parseDataUri } from '../shared/image.ts';
 import { notABoolean } from '../shared/arbitraries.ts';
 import { isObject, type Json } from '../shared/values.ts';
+import { expectStatus } from './quote-support.ts';
 
 async function getProviders(t: CheckContext, query?: Record<string, boolean>): Promise<{ ex: Exchange; providers: Json[] }> {
   const ex = await t.quotes.request({ path: '/api/v1/providers', query });
@@ -127,11 +128,7 @@ export const providersRejectMalformedFlag = defineCheck({
   async run(t: CheckContext) {
     await t.property('Q-PROV-007', notABoolean, async (value) => {
       const ex = await t.quotes.request({ path: '/api/v1/providers', query: `includeIcons=${encodeURIComponent(value)}`, retry: false });
-      t.expect('Q-PROV-007', ex.response.status === 400, {
-        documented: `includeIcons=${JSON.stringify(value)} (booleans are true or false) answered 400`,
-        received: ex.response.status,
-        exchange: ex,
-      });
+      expectStatus(t, 'Q-PROV-007', ex, 400, `includeIcons=${JSON.stringify(value)} (booleans are true or false) answered 400`);
     });
   },
 });

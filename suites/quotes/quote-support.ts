@@ -17,6 +17,20 @@ export const MSGPACK_TYPE = 'application/vnd.msgpack';
 export const FULL_ORDER_PPB = 1_000_000_000n;
 export const U64_MAX = 18446744073709551615n;
 
+/** The answer's HTTP status is `status`, asserted under `rule` (a failure shows the status and the body). */
+export function expectStatus(t: CheckContext, rule: RuleId, ex: Exchange, status: number, documented: string): void {
+  t.expect(rule, ex.response.status === status, {
+    documented,
+    received: { status: ex.response.status, body: ex.response.body },
+    exchange: ex,
+  });
+}
+
+/** A quote call answered `status`, asserted under `rule` (a failure shows the status and the body). */
+export function expectCallStatus(t: CheckContext, rule: RuleId, call: QuoteCall, status: number, documented: string): void {
+  t.expect(rule, call.status === status, { documented, received: { status: call.status, body: call.body }, exchange: call.ex });
+}
+
 /** Query parameters of a quote request; a list is sent comma-separated ("Lists are comma-separated"). */
 export type QuoteParams = Record<string, string | number | boolean | readonly string[] | undefined>;
 
@@ -120,7 +134,8 @@ export function targetKey(t: CheckContext, client: ServiceClient): string {
   return `${client.baseUrl}|${credential ?? ''}`;
 }
 
-const discoveries = new Map<string, Discovery>();
+/** One read per target even when checks ask at the same time (schedule.ts); a read that failed is tried again. */
+const discoveries = new Map<string, Promise<Discovery>>();
 
 /**
  * GET /api/v1/info, /providers and /venues of one access path, decoded; read once per target and run (the
@@ -129,8 +144,16 @@ const discoveries = new Map<string, Discovery>();
  */
 export async function discover(t: CheckContext, client: ServiceClient = t.quotes): Promise<Discovery> {
   const key = targetKey(t, client);
-  const cached = discoveries.get(key);
-  if (cached) return cached;
+  let found = discoveries.get(key);
+  if (!found) {
+    found = readDiscovery(t, client);
+    discoveries.set(key, found);
+    found.catch(() => discoveries.delete(key));
+  }
+  return await found;
+}
+
+async function readDiscovery(t: CheckContext, client: ServiceClient): Promise<Discovery> {
   const get = async (path: string) => {
     const ex = await client.request({ path });
     if (ex.response.status !== 200)
@@ -143,14 +166,12 @@ export async function discover(t: CheckContext, client: ServiceClient = t.quotes
   if (!isObject(info) || !Array.isArray(providers) || !isObject(venues) || !Array.isArray(venues.labels)) {
     t.skip('the discovery answers do not have their documented shape (the discovery checks report it)');
   }
-  const found: Discovery = {
+  return {
     info,
     providerIds: providers.map((p) => (isObject(p) ? p.id : undefined)).filter((id): id is string => typeof id === 'string'),
     labels: venues.labels.filter((l): l is string => typeof l === 'string'),
     ranges: rangesOf(at(info, 'settings')),
   };
-  discoveries.set(key, found);
-  return found;
 }
 
 /** Largest numQuotes the target accepts (its published max), so a response can hold every provider's route. */

@@ -6,7 +6,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
-import { QUOTE_PATH, queryString, quoteParams } from './quote-support.ts';
+import { expectStatus, queryString, QUOTE_PATH, quoteParams } from './quote-support.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
@@ -79,6 +79,12 @@ function withinWindow(t: CheckContext, started: number): void {
     t.skip('the requests took too long to stay within one 60-second window; the limit cannot be judged');
 }
 
+/** The request past the plan, sent within the window that `started`: 429 under `rule`. */
+function expectLimited(t: CheckContext, rule: RuleId, over: Exchange, started: number, documented: string): void {
+  withinWindow(t, started);
+  expectStatus(t, rule, over, 429, documented);
+}
+
 function discoveryRequests(n: number): string[] {
   return Array.from({ length: n }, (_, i) => DISCOVERY[i % DISCOVERY.length]!);
 }
@@ -99,12 +105,13 @@ export const rateLimitAdmitsRpsTimes60ThenLimits = defineCheck({
       `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`,
     );
     const over = await get(t, key, QUOTE_PATH);
-    withinWindow(t, started);
-    t.expect('Q-RATE-001', over.response.status === 429, {
-      documented: `request ${WINDOW_REQUESTS + 1} within 60 s on a plan of ${RPS} rps (more than rps*60) gives 429`,
-      received: { status: over.response.status, body: over.response.body },
-      exchange: over,
-    });
+    expectLimited(
+      t,
+      'Q-RATE-001',
+      over,
+      started,
+      `request ${WINDOW_REQUESTS + 1} within 60 s on a plan of ${RPS} rps (more than rps*60) gives 429`,
+    );
     expectPlatform429(t, over, 'rate_limited');
   },
 });
@@ -125,12 +132,13 @@ export const discoveryRequestsCountAgainstTheRateLimit = defineCheck({
       `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`,
     );
     const over = await get(t, key, QUOTE_PATH);
-    withinWindow(t, started);
-    t.expect('Q-RATE-004', over.response.status === 429, {
-      documented: `after ${WINDOW_REQUESTS} info/venues/providers requests (rps*60) a quote request is rate limited: they count against the same plan`,
-      received: { status: over.response.status, body: over.response.body },
-      exchange: over,
-    });
+    expectLimited(
+      t,
+      'Q-RATE-004',
+      over,
+      started,
+      `after ${WINDOW_REQUESTS} info/venues/providers requests (rps*60) a quote request is rate limited: they count against the same plan`,
+    );
     t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
       documented: 'the 429 code is rate_limited',
       received: over.response.body,
@@ -158,11 +166,7 @@ export const spentAllowanceGives429AllowanceExhausted = defineCheck({
     );
     for (const attempt of ['the first request past the allowance', 'a retry']) {
       const ex = await get(t, key, attempt === 'a retry' ? '/api/v1/info' : QUOTE_PATH);
-      t.expect('Q-RATE-005', ex.response.status === 429, {
-        documented: `${attempt} gives 429 allowance_exhausted (retrying does not help)`,
-        received: { status: ex.response.status, body: ex.response.body },
-        exchange: ex,
-      });
+      expectStatus(t, 'Q-RATE-005', ex, 429, `${attempt} gives 429 allowance_exhausted (retrying does not help)`);
       expectPlatform429(t, ex, 'allowance_exhausted');
     }
   },
@@ -187,12 +191,13 @@ export const keysOfOneOrganizationSharePlans = defineCheck({
       `rps*60 = ${WINDOW_REQUESTS} requests over two keys of one organization`,
     );
     const over = await get(t, second.apiKey, '/api/v1/info');
-    withinWindow(t, started);
-    t.expect('Q-RATE-006', over.response.status === 429, {
-      documented: `the organization's rate limit is pooled: request ${WINDOW_REQUESTS + 1} within 60 s, on either key, gives 429`,
-      received: { status: over.response.status, body: over.response.body },
-      exchange: over,
-    });
+    expectLimited(
+      t,
+      'Q-RATE-006',
+      over,
+      started,
+      `the organization's rate limit is pooled: request ${WINDOW_REQUESTS + 1} within 60 s, on either key, gives 429`,
+    );
     t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
       documented: 'the 429 code is rate_limited',
       received: over.response.body,

@@ -70,7 +70,8 @@ export function expectServed(j: Judge, call: QuoteCall): void {
   });
 }
 
-const samples = new Map<string, QuoteCall[]>();
+/** One sample per target even when checks ask at the same time (schedule.ts); a sample that failed is tried again. */
+const samples = new Map<string, Promise<QuoteCall[]>>();
 
 /**
  * The sample, requested once per target and run (every fact check of quote.checks.ts judges the same answers, each
@@ -80,11 +81,13 @@ export async function sampleQuotes(t: CheckContext): Promise<Sample> {
   const d = await discover(t);
   const j = new Judge(t);
   const key = targetKey(t, t.quotes);
-  let calls = samples.get(key);
-  if (!calls) {
-    calls = await requestSample(t, d);
-    samples.set(key, calls);
+  let requested = samples.get(key);
+  if (!requested) {
+    requested = requestSample(t, d);
+    samples.set(key, requested);
+    requested.catch(() => samples.delete(key));
   }
+  const calls = await requested;
   expectServed(j, calls[0]!);
   for (const call of calls) checkAnswer(j, call, d);
   const served = calls.filter((c) => c.status === 200);

@@ -4,6 +4,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { notABoolean } from '../shared/arbitraries.ts';
 import { isObject } from '../shared/values.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
+import { expectStatus } from './quote-support.ts';
 
 interface Venues {
   ex: Exchange;
@@ -126,11 +127,7 @@ export const venuesRejectMalformedFlag = defineCheck({
   async run(t: CheckContext) {
     await t.property('Q-VEN-006', notABoolean, async (value) => {
       const ex = await t.quotes.request({ path: '/api/v1/venues', query: `includeProgramIds=${encodeURIComponent(value)}`, retry: false });
-      t.expect('Q-VEN-006', ex.response.status === 400, {
-        documented: `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`,
-        received: ex.response.status,
-        exchange: ex,
-      });
+      expectStatus(t, 'Q-VEN-006', ex, 400, `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`);
     });
   },
 });

@@ -6,6 +6,7 @@ import type { RequestSpec, ServiceClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { ConformanceFailure, SetupFailed } from '../harness/failure.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
+import type { TargetEnv } from '../harness/types.ts';
 
 /**
  * Hostile input shared by both services' checks (suites/orders/hostile-input.checks.ts,
@@ -90,6 +91,89 @@ export const MALFORMED_PATH_IDS: readonly string[] = [
     .slice(0, 9)
     .map(encodeURIComponent),
 ];
+
+/**
+ * The validation branch a malformed value reaches in a server that validates it: its JSON type (a number: negative,
+ * fractional or whole), then for a string whether it is empty, very long, a path traversal, has control characters or
+ * other unicode, is digits (within or beyond u64), negative, with a plus sign, a fraction, an exponent, padded with
+ * whitespace, or other text (the injection-looking strings are all "text that is not the format": one branch).
+ */
+export function branchOf(value: unknown): string {
+  if (typeof value === 'number') return value < 0 ? 'negative-number' : Number.isInteger(value) ? 'number' : 'fractional-number';
+  if (typeof value !== 'string') return value === null ? 'null' : typeof value;
+  if (value === '') return 'empty';
+  if (value.length >= 256) return 'long';
+  if (value.includes('../')) return 'traversal';
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'control';
+  if (/[^\u0020-\u007e]/.test(value)) return 'unicode';
+  if (/^[0-9]+$/.test(value)) return value.length > 19 ? 'digits-beyond-u64' : 'digits';
+  if (/^-[0-9]/.test(value)) return 'negative';
+  if (/^\+[0-9]/.test(value)) return 'plus-sign';
+  if (/^[0-9]+\.[0-9]+$/.test(value)) return 'fraction';
+  if (/^[0-9]+e[0-9]+$/i.test(value)) return 'exponent';
+  if (value.trim() !== value) return 'padded';
+  return 'text';
+}
+
+/** A key's branch: its JSON type, empty, a length no 32-byte key has in base58, or a character outside the alphabet. */
+export const keyBranch = (key: unknown): string =>
+  typeof key !== 'string' || key === '' ? branchOf(key) : key.length < 32 || key.length > 44 ? 'length' : 'alphabet';
+
+/** An amount's branch: how a conforming server may read it, and the branch of its value. */
+export const amountBranch = (m: MalformedAmount): string => `${m.reading}:${branchOf(m.value)}`;
+
+/** A path id's branch, as the server sees it once decoded. */
+export const pathIdBranch = (id: string): string => branchOf(decodeURIComponent(id));
+
+/** The malformed values a check sends: every one, or the first of each validation branch (`TargetEnv.hostileInputs`). */
+export interface HostileValues {
+  strings: readonly string[];
+  amounts: readonly MalformedAmount[];
+  keys: readonly unknown[];
+  pathIds: readonly string[];
+}
+
+/** A predicate true for the first value of each branch it is asked about, false for the later ones. */
+function firstOfBranch(): (branch: string) => boolean {
+  const seen = new Set<string>();
+  return (branch) => {
+    if (seen.has(branch)) return false;
+    seen.add(branch);
+    return true;
+  };
+}
+
+/** The first value of each branch, in the list's order. */
+export function perBranch<T>(values: readonly T[], branch: (value: T) => string): T[] {
+  const first = firstOfBranch();
+  return values.filter((v) => first(branch(v)));
+}
+
+/**
+ * The malformed values of this run: all of them against the embedded server (cheap there, and what the mutants are
+ * proven with), one per validation branch on a given target, where each costs a round trip and equivalent inputs
+ * judge nothing more.
+ */
+export function hostileValues(env: TargetEnv): HostileValues {
+  if (env.hostileInputs !== 'per-branch')
+    return { strings: HOSTILE_STRINGS, amounts: MALFORMED_AMOUNTS, keys: MALFORMED_KEYS, pathIds: MALFORMED_PATH_IDS };
+  return {
+    strings: perBranch(HOSTILE_STRINGS, branchOf),
+    amounts: perBranch(MALFORMED_AMOUNTS, amountBranch),
+    keys: perBranch(MALFORMED_KEYS, keyBranch),
+    pathIds: perBranch(MALFORMED_PATH_IDS, pathIdBranch),
+  };
+}
+
+/**
+ * Whether to send a generated invalid request: always when the run sends every input, else the first of each branch
+ * (what the sample makes invalid, and how) per operation; the others pass unsent.
+ */
+export function generatedSampler(env: TargetEnv): (operation: string, sample: InvalidRequestSample) => boolean {
+  if (env.hostileInputs !== 'per-branch') return () => true;
+  const first = firstOfBranch();
+  return (operation, sample) => first(`${operation} ${sample.target} ${sample.violation.keyword}`);
+}
 
 /**
  * Signs of internals in a message meant for people: a stack frame, a source file, a module folder, another runtime's
@@ -183,7 +267,12 @@ export async function sendHostile(t: CheckContext, client: ServiceClient, rule: 
           received: e.detail.received,
         });
       }
-      if (e instanceof SetupFailed && attempt < 2) continue;
+      // A connection the target closed while this worker was busy (building arbitraries) may still be in the pool: the
+      // pause lets its close arrive, so the second try goes out on a live connection.
+      if (e instanceof SetupFailed && attempt < 2) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
       if (e instanceof SetupFailed) {
         t.fail(rule, { documented: `${what} with a malformed request is answered (a client error), not dropped`, received: e.reason });
       }

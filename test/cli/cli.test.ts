@@ -11,14 +11,16 @@ import bs58 from 'bs58';
 import { describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { mutants } from '../../fixtures/mutants/index.ts';
+import { WALLET_FUNDS } from '../../fixtures/server/staging/credentials.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
+import { expectValidMatrix } from './matrix-schema.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)),
     );
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: { ...clean, ...env } });
     let stdout = '';
@@ -119,6 +121,11 @@ describe('conformance CLI', () => {
     const r = await cli(['--report-dir', dir, '--seed', '7']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Conformance PASS/);
+    // A log, not a terminal: no colour codes, a line per area as it completes, the cleanup summary once (issue 18).
+    expect(r.stdout + r.stderr).not.toContain('\x1b');
+    expect(r.stdout).toMatch(/^conformance: quotes\/info done, \d+ checks \(\d+ pass[^)]*\), \d+ s$/m);
+    expect(r.stdout.match(/^ *cleanup: /gm)).toHaveLength(1);
+    expectValidMatrix(matrixOf(dir));
     for (const f of ['matrix.json', 'matrix.md', 'matrix.html', 'junit.xml']) expect(existsSync(join(dir, f)), f).toBe(true);
     expect(readdirSync(join(dir, 'allure-results')).some((f) => f.endsWith('-result.json'))).toBe(true);
     embedded = matrixOf(dir);
@@ -284,7 +291,16 @@ describe('conformance CLI', () => {
         await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
       ).json()) as Record<string, string>;
     try {
+      // A partner's wallet: funded as the staging-like sandbox funds the one it hands out.
       const wallet = Keypair.generate();
+      for (const [mint, amount] of WALLET_FUNDS) {
+        const funded = await fetch(`${server.controlUrl}/fund`, {
+          method: 'POST',
+          body: JSON.stringify({ wallet: wallet.publicKey.toBase58(), mint, amount: String(amount) }),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(funded.status).toBe(200);
+      }
       const secrets: Record<string, string> = {
         ORDERS_API_KEY: (await control('/tenants')).apiKey!,
         QUOTES_API_KEY: (await control('/quote-keys')).apiKey!,

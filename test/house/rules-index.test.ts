@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { RULES_MD, writeRulesIndex, type RulesIndex } from '../../bin/rules-index.ts';
+import { RULES_MD, writeRulesIndex, writtenRules, type RulesIndex } from '../../bin/rules-index.ts';
 import { loadCatalogue } from '../../suites/harness/rules.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,6 +38,29 @@ describe('reports/rules.md', () => {
     expect(links.length).toBeGreaterThan(400);
     const broken = links.filter((m) => !/:\d+$/.test(m.source) || m.serverFiles.length === 0 || !m.serverFiles.every(exists));
     expect(broken.map((m) => `${m.name}: ${m.source} ${m.hookPoints.join(',')} -> ${m.serverFiles.join(',')}`)).toEqual([]);
+  });
+
+  test('a check that spreads a rule-list constant is listed with its expansion, and each rule cites it via the constant', () => {
+    const text = readFileSync(RULES_MD, 'utf8');
+    const user = index.spreads.filter((s) => s.constant === 'USER_ORDER_RULES').map((s) => s.check);
+    expect(user).toEqual(
+      expect.arrayContaining([
+        'dca-order-before-its-first-cycle-has-no-last-execution',
+        'execution-fee-snapshot-follows-the-tenant-fee-settings',
+      ]),
+    );
+    for (const s of index.spreads) {
+      expect(text, s.check).toContain(
+        `${s.check}](../${s.source.replace(/:(\d+)$/, '#L$1')}) spreads \`${s.constant}\`: ${s.rules.join(', ')}`,
+      );
+      const literal = writtenRules(`${ROOT}${s.source.replace(/:\d+$/, '')}`, s.check)?.literal ?? [];
+      for (const id of s.rules) {
+        const citation = index.entries.find((e) => e.rule.id === id)?.citations.find((c) => c.check === s.check);
+        // A rule the check also names literally is cited as such (a grep finds it in the check).
+        if (literal.includes(id)) expect(citation?.via, `${s.check} ${id}`).toEqual([]);
+        else expect(citation?.via, `${s.check} ${id}`).toContain(s.constant);
+      }
+    }
   });
 
   test('rule-list constants are expanded to rule ids of the catalogue', () => {

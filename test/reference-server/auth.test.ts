@@ -9,16 +9,19 @@ function requestWith(headers: Record<string, string>): ServerRequest {
   return { method: 'GET', path: '/me', query: new URLSearchParams(), headers, body: Buffer.alloc(0) };
 }
 
+/** A staging tenant with partner onboarding and sponsored fees. */
+const TENANT = {
+  environment: 'staging',
+  partnerOnboarding: true,
+  feeSponsored: true,
+  platformFeeBps: 0,
+  feeWallet: null,
+  minNotionalUsdCents: 1000,
+} as const;
+
 function setup() {
   const store = new Store();
-  const tenant = store.createTenant({
-    environment: 'staging',
-    partnerOnboarding: true,
-    feeSponsored: true,
-    platformFeeBps: 0,
-    feeWallet: null,
-    minNotionalUsdCents: 1000,
-  });
+  const tenant = store.createTenant(TENANT);
   const key = store.issueServiceKey(tenant, { environment: 'staging', revoked: false, product: 'enabled' });
   store.users.get(tenant.id)!.set('partner-user-1', {
     userId: 'u-1',
@@ -59,14 +62,7 @@ describe('order service auth layer: user-scoped tier', () => {
 
   it('a user of another tenant is unknown here', () => {
     const { store, deps } = setup();
-    const other = store.createTenant({
-      environment: 'staging',
-      partnerOnboarding: true,
-      feeSponsored: true,
-      platformFeeBps: 0,
-      feeWallet: null,
-      minNotionalUsdCents: 1000,
-    });
+    const other = store.createTenant(TENANT);
     const otherKey = store.issueServiceKey(other, { environment: 'staging', revoked: false, product: 'enabled' });
     const result = authenticate(requestWith({ 'x-service-key': otherKey.key, 'x-service-user': 'partner-user-1' }), 'user-scoped', deps);
     expect(!result.ok && result.reply.status).toBe(401);

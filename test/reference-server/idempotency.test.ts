@@ -1,41 +1,21 @@
 import { Keypair, Transaction } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, errorCode, Target } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { dataOf, dcaIntent, failure, fundedUser, SOL, tenantServer, USDC } from './tenant-support.ts';
 
 /** X-Idempotency-Key on POST /orders/intent and POST /orders/confirm, and the balance locks of GET /me/balance. */
 
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const SOL = 'So11111111111111111111111111111111111111112';
-const DCA = {
-  orderType: 'dca',
-  inputMint: USDC,
-  outputMint: SOL,
-  config: { totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 3600 },
-};
-const failure = (a: Answer) => ({ status: a.status, code: errorCode(a) });
-const dataOf = <T = Record<string, unknown>>(a: Answer) => (a.body as { data: T }).data;
+const DCA = dcaIntent('36000000', '12000000');
 const DAY = 24 * 60 * 60;
 
 let counter = 0;
 
 describe('X-Idempotency-Key and balance locks', () => {
-  let target: Target;
-  let apiKey: string;
-  beforeAll(async () => {
-    target = await Target.start();
-    apiKey = (await target.createTenant()).apiKey;
-  });
-  afterAll(() => target.close());
+  const scene = tenantServer();
 
-  async function user(key = apiKey, sub = `idem-user-${++counter}`) {
-    const onboarded = await target.onboard(key, sub);
-    await target.fund(onboarded.wallet.publicKey.toBase58(), USDC, '500000000');
-    await target.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
-    return { sub, key, ...onboarded };
-  }
+  const user = async (key = scene.apiKey, sub = `idem-user-${++counter}`) => ({ key, ...(await fundedUser(scene.target, key, sub)) });
   type User = Awaited<ReturnType<typeof user>>;
   const post = (u: User, path: string, json: unknown, idempotencyKey?: string) =>
-    target.orders(path, {
+    scene.target.orders(path, {
       method: 'POST',
       json,
       headers: { 'x-service-key': u.key, 'x-service-user': u.sub, ...(idempotencyKey ? { 'x-idempotency-key': idempotencyKey } : {}) },
@@ -83,7 +63,7 @@ describe('X-Idempotency-Key and balance locks', () => {
     const again = await post(u, '/orders/confirm', body, 'c');
     expect(first.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    const partner = dataOf<unknown[]>(await target.partnerOrders(apiKey, `?userId=${u.userId}`));
+    const partner = dataOf<unknown[]>(await scene.target.partnerOrders(scene.apiKey, `?userId=${u.userId}`));
     expect(partner).toHaveLength(1);
     expect(failure(await post(u, '/orders/confirm', body, 'd'))).toEqual({ status: 400, code: 'INVALID_STATUS' });
   });
@@ -96,11 +76,11 @@ describe('X-Idempotency-Key and balance locks', () => {
     });
     expect((await post(u, '/orders/intent', DCA, 'k')).status).toBe(200);
     const body = await intent(u);
-    await target.faults({ rpc: 'down' });
+    await scene.target.faults({ rpc: 'down' });
     try {
       expect(failure(await post(u, '/orders/confirm', body, 'c'))).toEqual({ status: 500, code: 'RPC_ERROR' });
     } finally {
-      await target.faults({ rpc: 'up' });
+      await scene.target.faults({ rpc: 'up' });
     }
     expect((await post(u, '/orders/confirm', body, 'c')).status).toBe(200);
   });
@@ -108,7 +88,7 @@ describe('X-Idempotency-Key and balance locks', () => {
   it('scopes a key per tenant and end user', async () => {
     const a = await user();
     const b = await user();
-    const other = await user((await target.createTenant()).apiKey, a.sub);
+    const other = await user((await scene.target.createTenant()).apiKey, a.sub);
     const first = dataOf(await post(a, '/orders/intent', DCA, 'shared')).pendingOrderId;
     for (const u of [b, other]) {
       const answer = await post(u, '/orders/intent', DCA, 'shared');
@@ -120,40 +100,42 @@ describe('X-Idempotency-Key and balance locks', () => {
   it('replays for 24 hours of the virtual clock, then runs the handler afresh', async () => {
     const u = await user();
     const first = await post(u, '/orders/intent', DCA, 'day');
-    await target.advanceClock(DAY - 60);
+    await scene.target.advanceClock(DAY - 60);
     expect((await post(u, '/orders/intent', DCA, 'day')).body).toEqual(first.body);
-    await target.advanceClock(120);
+    await scene.target.advanceClock(120);
     const fresh = await post(u, '/orders/intent', { ...DCA, config: { ...DCA.config, totalAmount: '48000000' } }, 'day');
     expect(fresh.status).toBe(200);
     expect(dataOf(fresh).pendingOrderId).not.toBe(dataOf(first).pendingOrderId);
   });
 
   it('ignores the key on POST /partner/onboard and on GETs', async () => {
-    const headers = { 'x-service-key': apiKey, 'x-idempotency-key': 'onboard' };
-    const one = await target.orders('/partner/onboard', {
+    const headers = { 'x-service-key': scene.apiKey, 'x-idempotency-key': 'onboard' };
+    const one = await scene.target.orders('/partner/onboard', {
       method: 'POST',
       headers,
-      json: await target.onboardBody('idem-onboard-1', Keypair.generate()),
+      json: await scene.target.onboardBody('idem-onboard-1', Keypair.generate()),
     });
-    const two = await target.orders('/partner/onboard', {
+    const two = await scene.target.orders('/partner/onboard', {
       method: 'POST',
       headers,
-      json: await target.onboardBody('idem-onboard-2', Keypair.generate()),
+      json: await scene.target.onboardBody('idem-onboard-2', Keypair.generate()),
     });
     expect([one.status, two.status]).toEqual([200, 200]);
     expect(dataOf(two).userId).not.toBe(dataOf(one).userId);
     const u = await user();
     const get = () =>
-      target.orders('/me/balance', { headers: { 'x-service-key': apiKey, 'x-service-user': u.sub, 'x-idempotency-key': 'get' } });
+      scene.target.orders('/me/balance', {
+        headers: { 'x-service-key': scene.apiKey, 'x-service-user': u.sub, 'x-idempotency-key': 'get' },
+      });
     const before = await get();
-    await target.fund(u.walletAddress, 'native', '1000');
+    await scene.target.fund(u.walletAddress, 'native', '1000');
     expect((await get()).body).not.toEqual(before.body);
   });
 
   it('locks totalAmount - amountSpent of an active DCA order on its input mint, never on its output mint', async () => {
     const u = await user();
     const order = dataOf<{ order: { id: string } }>(await post(u, '/orders/confirm', await intent(u))).order;
-    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await target.asUser(apiKey, u.sub, '/me/balance')).balances;
+    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances;
     const usdc = rows.find((row) => row.mint === USDC)!;
     expect(usdc).toMatchObject({ totalBalance: '36000000', lockedForFutureTxns: '36000000', availableToWithdraw: '0' });
     expect(usdc.lockedBreakdown).toEqual([{ orderId: order.id, orderType: 'dca', status: 'active', kind: 'locked', amount: '36000000' }]);

@@ -1,40 +1,19 @@
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, errorCode, Target } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { dataOf, dcaIntent, failure, fundedUser, SOL, tenantServer, USDC } from './tenant-support.ts';
 
 /** POST /orders/intent and POST /orders/confirm for all five order types, with a real deposit transaction, over HTTP. */
 
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const SOL = 'So11111111111111111111111111111111111111112';
-const failure = (a: Answer) => ({ status: a.status, code: errorCode(a) });
-const dataOf = <T = Record<string, unknown>>(a: Answer) => (a.body as { data: T }).data;
-const DCA = {
-  orderType: 'dca',
-  inputMint: USDC,
-  outputMint: SOL,
-  config: { totalAmount: '100000000', amountPerCycle: '20000000', cycleFrequencySeconds: 3600 },
-};
+const DCA = dcaIntent('100000000', '20000000');
 
 let counter = 0;
 
 describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
-  let target: Target;
-  let apiKey: string;
-  beforeAll(async () => {
-    target = await Target.start();
-    apiKey = (await target.createTenant()).apiKey;
-  });
-  afterAll(() => target.close());
+  const scene = tenantServer();
 
-  async function user(key = apiKey) {
-    const sub = `intent-user-${++counter}`;
-    const onboarded = await target.onboard(key, sub);
-    await target.fund(onboarded.wallet.publicKey.toBase58(), USDC, '500000000');
-    await target.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
-    return { sub, ...onboarded };
-  }
+  const user = (key = scene.apiKey) => fundedUser(scene.target, key, `intent-user-${++counter}`);
   const post = (key: string, sub: string, path: string, json: unknown) =>
-    target.orders(path, { method: 'POST', headers: { 'x-service-key': key, 'x-service-user': sub }, json });
+    scene.target.orders(path, { method: 'POST', headers: { 'x-service-key': key, 'x-service-user': sub }, json });
   const sign = (base64: string, signer: Keypair) => {
     const transaction = Transaction.from(Buffer.from(base64, 'base64'));
     transaction.partialSign(signer);
@@ -43,7 +22,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
 
   it('returns a pending order whose transaction is an unsigned deposit from the wallet to the manager, with the memo', async () => {
     const u = await user();
-    const answer = await post(apiKey, u.sub, '/orders/intent', DCA);
+    const answer = await post(scene.apiKey, u.sub, '/orders/intent', DCA);
     expect(answer.status).toBe(200);
     const data = dataOf<Record<string, string>>(answer);
     expect(data).toMatchObject({
@@ -55,7 +34,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
       outputRecipientAddress: u.walletAddress,
     });
     expect(data.pendingOrderId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const expires = Date.parse(data.expiresAt!) - (await target.now()).getTime();
+    const expires = Date.parse(data.expiresAt!) - (await scene.target.now()).getTime();
     expect(expires).toBeGreaterThan(290_000);
     expect(expires).toBeLessThanOrEqual(300_000);
     const transaction = Transaction.from(Buffer.from(data.transaction!, 'base64'));
@@ -68,8 +47,8 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
 
   it('confirms the signed transaction: an active dca order, the deposit lands in the manager and is locked', async () => {
     const u = await user();
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
-    const answer = await post(apiKey, u.sub, '/orders/confirm', {
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
+    const answer = await post(scene.apiKey, u.sub, '/orders/confirm', {
       pendingOrderId: intent.pendingOrderId,
       signedTransaction: sign(intent.transaction!, u.wallet),
     });
@@ -92,7 +71,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
       withdrawalStatus: 'none',
     });
     expect(data.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
-    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await target.asUser(apiKey, u.sub, '/me/balance')).balances;
+    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances;
     expect(rows.find((r) => r.mint === USDC)).toMatchObject({
       totalBalance: '100000000',
       lockedForFutureTxns: '100000000',
@@ -100,7 +79,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
       lockedBreakdown: [{ orderId: data.order.id, orderType: 'dca', status: 'active', kind: 'locked', amount: '100000000' }],
     });
     // Consumed.
-    const again = await post(apiKey, u.sub, '/orders/confirm', {
+    const again = await post(scene.apiKey, u.sub, '/orders/confirm', {
       pendingOrderId: intent.pendingOrderId,
       signedTransaction: sign(intent.transaction!, u.wallet),
     });
@@ -109,12 +88,12 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
 
   it('answers 400 TRANSACTION_TAMPERED for a changed message, 500 SUBMIT_FAILED for bad base64 or a missing signature', async () => {
     const u = await user();
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
     const tampered = Transaction.from(Buffer.from(intent.transaction!, 'base64'));
     tampered.add(SystemProgram.transfer({ fromPubkey: u.wallet.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }));
     tampered.sign(u.wallet);
     const confirm = (signedTransaction: string) =>
-      post(apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction });
+      post(scene.apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction });
     expect(failure(await confirm(tampered.serialize().toString('base64')))).toEqual({ status: 400, code: 'TRANSACTION_TAMPERED' });
     expect(failure(await confirm('not base64!'))).toEqual({ status: 500, code: 'SUBMIT_FAILED' });
     expect(failure(await confirm('AAAA'))).toEqual({ status: 500, code: 'SUBMIT_FAILED' });
@@ -131,9 +110,9 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
 
   it('answers 400 TRANSACTION_TAMPERED for a changed transfer amount, signed before or after the change', async () => {
     const u = await user();
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
     const confirm = (signedTransaction: string) =>
-      post(apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction });
+      post(scene.apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction });
     const raised = (base64: string) => {
       const transaction = Transaction.from(Buffer.from(base64, 'base64'));
       const data = Buffer.from(transaction.instructions[0]!.data);
@@ -151,47 +130,47 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
 
   it('counts USDT as 1.00 without the oracle, and locks totalAmount - amountSpent once a DCA cycle ran', async () => {
     const u = await user();
-    await target.faults({ oracle: 'down' });
+    await scene.target.faults({ oracle: 'down' });
     try {
       expect(
-        (await post(apiKey, u.sub, '/orders/intent', { ...DCA, inputMint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' })).status,
+        (await post(scene.apiKey, u.sub, '/orders/intent', { ...DCA, inputMint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' })).status,
       ).toBe(200);
-      expect(failure(await post(apiKey, u.sub, '/orders/intent', { ...DCA, inputMint: SOL, outputMint: USDC }))).toEqual({
+      expect(failure(await post(scene.apiKey, u.sub, '/orders/intent', { ...DCA, inputMint: SOL, outputMint: USDC }))).toEqual({
         status: 503,
         code: 'PRICE_ORACLE_UNAVAILABLE',
       });
     } finally {
-      await target.faults({ oracle: 'up' });
+      await scene.target.faults({ oracle: 'up' });
     }
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
     expect(
       (
-        await post(apiKey, u.sub, '/orders/confirm', {
+        await post(scene.apiKey, u.sub, '/orders/confirm', {
           pendingOrderId: intent.pendingOrderId,
           signedTransaction: sign(intent.transaction!, u.wallet),
         })
       ).status,
     ).toBe(200);
-    await target.advanceClock(3601);
-    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await target.asUser(apiKey, u.sub, '/me/balance')).balances;
+    await scene.target.advanceClock(3601);
+    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances;
     expect(rows.find((r) => r.mint === USDC)).toMatchObject({ lockedForFutureTxns: '80000000' });
   });
 
   it('answers 400 EXPIRED after the 5-minute window of virtual time, and succeeds just inside it', async () => {
     const u = await user();
-    const late = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
-    const inTime = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
-    await target.advanceClock(290);
+    const late = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
+    const inTime = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
+    await scene.target.advanceClock(290);
     expect(
       (
-        await post(apiKey, u.sub, '/orders/confirm', {
+        await post(scene.apiKey, u.sub, '/orders/confirm', {
           pendingOrderId: inTime.pendingOrderId,
           signedTransaction: sign(inTime.transaction!, u.wallet),
         })
       ).status,
     ).toBe(200);
-    await target.advanceClock(20);
-    const answer = await post(apiKey, u.sub, '/orders/confirm', {
+    await scene.target.advanceClock(20);
+    const answer = await post(scene.apiKey, u.sub, '/orders/confirm', {
       pendingOrderId: late.pendingOrderId,
       signedTransaction: sign(late.transaction!, u.wallet),
     });
@@ -201,29 +180,32 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
   it("answers 400 MISSING_PARAMS, 404 for an unknown pending order, 403 FORBIDDEN for another user's", async () => {
     const u = await user();
     const other = await user();
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
-    expect(failure(await post(apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId }))).toEqual({
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
+    expect(failure(await post(scene.apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId }))).toEqual({
       status: 400,
       code: 'MISSING_PARAMS',
     });
-    expect(failure(await post(apiKey, u.sub, '/orders/confirm', { signedTransaction: 'AAAA' }))).toEqual({
+    expect(failure(await post(scene.apiKey, u.sub, '/orders/confirm', { signedTransaction: 'AAAA' }))).toEqual({
       status: 400,
       code: 'MISSING_PARAMS',
     });
     expect(
       failure(
-        await post(apiKey, u.sub, '/orders/confirm', { pendingOrderId: '3f2b8c1e-9a4d-4e7b-8c21-5d6f7a8b9c0d', signedTransaction: 'AAAA' }),
+        await post(scene.apiKey, u.sub, '/orders/confirm', {
+          pendingOrderId: '3f2b8c1e-9a4d-4e7b-8c21-5d6f7a8b9c0d',
+          signedTransaction: 'AAAA',
+        }),
       ),
     ).toEqual({ status: 404, code: 'NOT_FOUND' });
     const signed = sign(intent.transaction!, u.wallet);
     expect(
-      failure(await post(apiKey, other.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: signed })),
+      failure(await post(scene.apiKey, other.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: signed })),
     ).toEqual({ status: 403, code: 'FORBIDDEN' });
   });
 
   it('validates the intent: order type, mints, frequency, minimum notional, fee when not sponsored', async () => {
     const u = await user();
-    const intent = (json: unknown, key = apiKey, sub = u.sub) => post(key, sub, '/orders/intent', json);
+    const intent = (json: unknown, key = scene.apiKey, sub = u.sub) => post(key, sub, '/orders/intent', json);
     expect(failure(await intent({ ...DCA, orderType: 'twap' }))).toEqual({ status: 400, code: 'INVALID_ORDER_TYPE' });
     expect(failure(await intent({ ...DCA, orderType: undefined }))).toEqual({ status: 400, code: 'INVALID_ORDER_TYPE' });
     expect(failure(await intent({ ...DCA, outputMint: USDC }))).toEqual({ status: 400, code: 'INVALID_MINTS' });
@@ -243,7 +225,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
       usdCents: 999,
       requiredCents: 1000,
     });
-    const { apiKey: paying } = await target.createTenant({ feeSponsored: false });
+    const { apiKey: paying } = await scene.target.createTenant({ feeSponsored: false });
     const payer = await user(paying);
     const withFee = dataOf<Record<string, string>>(await intent(DCA, paying, payer.sub));
     expect(withFee.feeLamports).toBe('5000000');
@@ -268,8 +250,8 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     config: { ...TRIGGERS[orderType], ...config },
   });
   async function create(u: Awaited<ReturnType<typeof user>>, body: unknown) {
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', body));
-    return post(apiKey, u.sub, '/orders/confirm', {
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', body));
+    return post(scene.apiKey, u.sub, '/orders/confirm', {
       pendingOrderId: intent.pendingOrderId,
       signedTransaction: sign(intent.transaction!, u.wallet),
     });
@@ -277,7 +259,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
 
   it('creates stop_loss, take_profit, oco and slice orders with their type fields; expiresAt goes in as Unix seconds, out as ISO-8601', async () => {
     const u = await user();
-    const expiresAt = Math.floor((await target.now()).getTime() / 1000) + 3600;
+    const expiresAt = Math.floor((await scene.target.now()).getTime() / 1000) + 3600;
     const stop = dataOf<{ order: Record<string, unknown> }>(
       await create(u, typed('stop_loss', { expiresAt, trailingStopBps: 300, minOutputAmount: '5' })),
     ).order;
@@ -318,14 +300,15 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     expect(oco).not.toHaveProperty('pendingLeg');
     const slice = dataOf<{ order: Record<string, unknown> }>(await create(u, typed('slice'))).order;
     expect(slice).toMatchObject({ orderType: 'slice', status: 'active', amount: '12000000', sliceCount: 3 });
-    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await target.asUser(apiKey, u.sub, '/me/balance')).balances;
+    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances;
     expect(rows.find((r) => r.mint === USDC)?.totalBalance).toBe('48000000');
   });
 
   it('enforces the create-time limits of trigger orders with 400 VALIDATION_ERROR', async () => {
     const u = await user();
-    const now = Math.floor((await target.now()).getTime() / 1000);
-    const intent = (orderType: string, config: Record<string, unknown>) => post(apiKey, u.sub, '/orders/intent', typed(orderType, config));
+    const now = Math.floor((await scene.target.now()).getTime() / 1000);
+    const intent = (orderType: string, config: Record<string, unknown>) =>
+      post(scene.apiKey, u.sub, '/orders/intent', typed(orderType, config));
     for (const [orderType, config] of [
       ['stop_loss', { priceDecimals: 19 }],
       ['take_profit', { priceDecimals: -1 }],
@@ -359,7 +342,12 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
     // USDC into JUP at 0.5 USD: 2 JUP per USDC; 12 USDC are worth 24 JUP (24000000 units).
     const intent = (config: Record<string, unknown>) =>
-      post(apiKey, u.sub, '/orders/intent', typed('stop_loss', { priceDecimals: 2, triggerPrice: '300', ...config }, { outputMint: JUP }));
+      post(
+        scene.apiKey,
+        u.sub,
+        '/orders/intent',
+        typed('stop_loss', { priceDecimals: 2, triggerPrice: '300', ...config }, { outputMint: JUP }),
+      );
     const unsatisfiable = await intent({ minOutputAmount: '24000001' });
     expect(failure(unsatisfiable)).toEqual({ status: 400, code: 'MIN_OUTPUT_UNSATISFIABLE' });
     expect((unsatisfiable.body as { error: { details: unknown } }).error.details).toEqual({
@@ -370,15 +358,20 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     });
     expect((await intent({ minOutputAmount: '24000000' })).status).toBe(200);
     expect((await intent({ triggerPrice: '100', minOutputAmount: '24000001' })).status).toBe(200);
-    await target.faults({ oracle: 'down' });
+    await scene.target.faults({ oracle: 'down' });
     try {
       expect(
         failure(
-          await post(apiKey, u.sub, '/orders/intent', typed('stop_loss', { amount: '1000000000' }, { inputMint: SOL, outputMint: USDC })),
+          await post(
+            scene.apiKey,
+            u.sub,
+            '/orders/intent',
+            typed('stop_loss', { amount: '1000000000' }, { inputMint: SOL, outputMint: USDC }),
+          ),
         ),
       ).toEqual({ status: 503, code: 'PRICE_ORACLE_UNAVAILABLE' });
     } finally {
-      await target.faults({ oracle: 'up' });
+      await scene.target.faults({ oracle: 'up' });
     }
   });
 
@@ -386,47 +379,51 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     const u = await user();
     const wallet = Keypair.generate();
     const body = { ...DCA, onboardIfNeeded: true, userPubkey: wallet.publicKey.toBase58() };
-    expect(failure(await post(apiKey, 'inline-never', '/orders/intent', { ...DCA, userPubkey: wallet.publicKey.toBase58() }))).toEqual({
+    expect(
+      failure(await post(scene.apiKey, 'inline-never', '/orders/intent', { ...DCA, userPubkey: wallet.publicKey.toBase58() })),
+    ).toEqual({
       status: 401,
       code: 'UNAUTHORIZED',
     });
-    expect(failure(await post(apiKey, 'inline-new', '/orders/intent', { ...body, userPubkey: 'not a key' }))).toEqual({
+    expect(failure(await post(scene.apiKey, 'inline-new', '/orders/intent', { ...body, userPubkey: 'not a key' }))).toEqual({
       status: 400,
       code: 'VALIDATION_ERROR',
     });
-    expect((await post(apiKey, 'inline-new', '/orders/intent', body)).status).toBe(200);
-    const me = dataOf<{ userId: string; walletAddress: string }>(await target.asUser(apiKey, 'inline-new', '/me'));
+    expect((await post(scene.apiKey, 'inline-new', '/orders/intent', body)).status).toBe(200);
+    const me = dataOf<{ userId: string; walletAddress: string }>(await scene.target.asUser(scene.apiKey, 'inline-new', '/me'));
     expect(me.walletAddress).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-    expect(failure(await post(apiKey, 'inline-other', '/orders/intent', { ...body, userPubkey: u.wallet.publicKey.toBase58() }))).toEqual({
+    expect(
+      failure(await post(scene.apiKey, 'inline-other', '/orders/intent', { ...body, userPubkey: u.wallet.publicKey.toBase58() })),
+    ).toEqual({
       status: 409,
       code: 'USER_PUBKEY_CONFLICT',
     });
-    expect(failure(await target.asUser(apiKey, 'inline-other', '/me'))).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+    expect(failure(await scene.target.asUser(scene.apiKey, 'inline-other', '/me'))).toEqual({ status: 401, code: 'UNAUTHORIZED' });
   });
 
   it('answers 409 ACTIVE_BURST_EXISTS to a second slice while one runs: the deposit lands, the pending order is consumed, no order exists', async () => {
     const u = await user();
     expect((await create(u, typed('slice'))).status).toBe(200);
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', typed('slice')));
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', typed('slice')));
     const signed = sign(intent.transaction!, u.wallet);
     expect(
-      failure(await post(apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: signed })),
+      failure(await post(scene.apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: signed })),
     ).toEqual({ status: 409, code: 'ACTIVE_BURST_EXISTS' });
     expect(
-      failure(await post(apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: signed })),
+      failure(await post(scene.apiKey, u.sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: signed })),
     ).toEqual({ status: 400, code: 'INVALID_STATUS' });
-    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await target.asUser(apiKey, u.sub, '/me/balance')).balances;
+    const rows = dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances;
     expect(rows.find((r) => r.mint === USDC)?.totalBalance).toBe('24000000');
-    expect(dataOf<unknown[]>(await target.asUser(apiKey, u.sub, '/me/orders?type=slice'))).toHaveLength(1);
+    expect(dataOf<unknown[]>(await scene.target.asUser(scene.apiKey, u.sub, '/me/orders?type=slice'))).toHaveLength(1);
     // Another user's slice is no burst of this one.
     expect((await create(await user(), typed('slice'))).status).toBe(200);
   });
 
   it('answers 403 FORBIDDEN for a pending order of another tenant', async () => {
     const u = await user();
-    const { apiKey: otherKey } = await target.createTenant();
+    const { apiKey: otherKey } = await scene.target.createTenant();
     const stranger = await user(otherKey);
-    const intent = dataOf<Record<string, string>>(await post(apiKey, u.sub, '/orders/intent', DCA));
+    const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
     expect(
       failure(
         await post(otherKey, stranger.sub, '/orders/confirm', {

@@ -1,4 +1,4 @@
-import { Transaction } from '@solana/web3.js';
+import { type Keypair, Transaction } from '@solana/web3.js';
 import { MINTS } from './quote-support.ts';
 import type { Answer, Target } from './support.ts';
 
@@ -38,35 +38,49 @@ export async function readsTenant(target: Target): Promise<ReadsTenant> {
     partner: (path) => target.orders(path, { headers: { 'x-service-key': apiKey } }),
     user: async (sub) => {
       const onboarded = await target.onboard(apiKey, sub);
-      const userPubkey = onboarded.wallet.publicKey.toBase58();
-      await target.fund(userPubkey, MINTS.USDC, '1000000000');
-      await target.fund(userPubkey, 'native', '1000000000');
-      const headers = { 'x-service-key': apiKey, 'x-service-user': sub };
-      const post = (path: string, json: unknown) => target.orders(path, { method: 'POST', headers, json });
-      const intent = async (json: unknown = DCA_INTENT) => {
-        const answer = await post('/orders/intent', json);
-        if (answer.status !== 200) throw new Error(`intent: ${answer.status} ${JSON.stringify(answer.body)}`);
-        return (answer.body as { data: { pendingOrderId: string; transaction: string } }).data;
-      };
-      return {
-        sub,
-        userId: onboarded.userId,
-        walletAddress: onboarded.walletAddress,
-        userPubkey,
-        get: (path) => target.orders(path, { headers }),
-        intent,
-        order: async (json: unknown = DCA_INTENT) => {
-          const { pendingOrderId, transaction } = await intent(json);
-          const tx = Transaction.from(Buffer.from(transaction, 'base64'));
-          tx.partialSign(onboarded.wallet);
-          const signedTransaction = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
-          const answer = await post('/orders/confirm', { pendingOrderId, signedTransaction });
-          if (answer.status !== 200) throw new Error(`confirm: ${answer.status} ${JSON.stringify(answer.body)}`);
-          return (answer.body as { data: { order: Record<string, unknown> & { id: string } } }).data.order;
-        },
-      };
+      await target.fund(onboarded.wallet.publicKey.toBase58(), MINTS.USDC, '1000000000');
+      await target.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
+      return readsUserFor(target, apiKey, sub, onboarded, onboarded.wallet);
     },
   };
+}
+
+/** A ReadsUser for a wallet onboarded under `apiKey` as `sub`. */
+export function readsUserFor(
+  target: Target,
+  apiKey: string,
+  sub: string,
+  onboarded: { userId: string; walletAddress: string },
+  wallet: Keypair,
+): ReadsUser {
+  const headers = { 'x-service-key': apiKey, 'x-service-user': sub };
+  const post = (path: string, json: unknown) => target.orders(path, { method: 'POST', headers, json });
+  const intent = async (json: unknown = DCA_INTENT) => {
+    const answer = await post('/orders/intent', json);
+    if (answer.status !== 200) throw new Error(`intent: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return (answer.body as { data: { pendingOrderId: string; transaction: string } }).data;
+  };
+  return {
+    sub,
+    userId: onboarded.userId,
+    walletAddress: onboarded.walletAddress,
+    userPubkey: wallet.publicKey.toBase58(),
+    get: (path) => target.orders(path, { headers }),
+    intent,
+    order: async (json: unknown = DCA_INTENT) => {
+      const { pendingOrderId, transaction } = await intent(json);
+      const answer = await post('/orders/confirm', { pendingOrderId, signedTransaction: sign(transaction, wallet) });
+      if (answer.status !== 200) throw new Error(`confirm: ${answer.status} ${JSON.stringify(answer.body)}`);
+      return (answer.body as { data: { order: Record<string, unknown> & { id: string } } }).data.order;
+    },
+  };
+}
+
+/** The transaction signed by `wallet` (other signatures may be missing). */
+export function sign(base64: string, wallet: Keypair): string {
+  const tx = Transaction.from(Buffer.from(base64, 'base64'));
+  tx.partialSign(wallet);
+  return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
 }
 
 /** `data` of a success answer. */

@@ -1,21 +1,12 @@
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, errorCode, Target } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { dataOf, dcaIntent, failure, fundedUser, SOL, tenantServer, USDC } from './tenant-support.ts';
 
 /** Withdrawals over HTTP: wallet level, order level (build, confirm, abandon, stuck lock), automatic return. */
 
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const SOL = 'So11111111111111111111111111111111111111112';
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-const failure = (a: Answer) => ({ status: a.status, code: errorCode(a) });
-const dataOf = <T = Record<string, unknown>>(a: Answer) => (a.body as { data: T }).data;
-const DCA = {
-  orderType: 'dca',
-  inputMint: USDC,
-  outputMint: SOL,
-  config: { totalAmount: '60000000', amountPerCycle: '20000000', cycleFrequencySeconds: 3600 },
-};
+const DCA = dcaIntent('60000000', '20000000');
 const STOP_LOSS = {
   orderType: 'stop_loss',
   inputMint: USDC,
@@ -26,35 +17,26 @@ const STOP_LOSS = {
 let counter = 0;
 
 describe('withdrawals', () => {
-  let target: Target;
-  let apiKey: string;
-  beforeAll(async () => {
-    target = await Target.start();
-    apiKey = (await target.createTenant()).apiKey;
-  });
-  afterAll(() => target.close());
+  const scene = tenantServer();
 
   async function user() {
-    const sub = `withdraw-user-${++counter}`;
-    const onboarded = await target.onboard(apiKey, sub);
-    await target.fund(onboarded.wallet.publicKey.toBase58(), USDC, '500000000');
-    await target.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
-    return { sub, pubkey: onboarded.wallet.publicKey.toBase58(), ...onboarded };
+    const funded = await fundedUser(scene.target, scene.apiKey, `withdraw-user-${++counter}`);
+    return { ...funded, pubkey: funded.wallet.publicKey.toBase58() };
   }
   type U = Awaited<ReturnType<typeof user>>;
   const post = (u: U, path: string, json: unknown = {}) =>
-    target.orders(path, { method: 'POST', headers: { 'x-service-key': apiKey, 'x-service-user': u.sub }, json });
+    scene.target.orders(path, { method: 'POST', headers: { 'x-service-key': scene.apiKey, 'x-service-user': u.sub }, json });
   const sign = (base64: string, signer: Keypair) => {
     const transaction = Transaction.from(Buffer.from(base64, 'base64'));
     transaction.partialSign(signer);
     return transaction.serialize({ requireAllSignatures: false }).toString('base64');
   };
   const usdcRow = async (u: U) =>
-    dataOf<{ balances: Record<string, unknown>[] }>(await target.asUser(apiKey, u.sub, '/me/balance')).balances.find(
+    dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances.find(
       (row) => row.mint === USDC,
     );
   const order = async (u: U, id: string, path = 'dca') =>
-    dataOf<Record<string, unknown>>(await target.asUser(apiKey, u.sub, `/${path}/${id}`));
+    dataOf<Record<string, unknown>>(await scene.target.asUser(scene.apiKey, u.sub, `/${path}/${id}`));
   async function create(u: U, request: unknown = DCA) {
     const answer = await post(u, '/orders/intent', request);
     expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ success: true });
@@ -77,7 +59,7 @@ describe('withdrawals', () => {
   it('wallet level: an omitted amount builds the whole availableToWithdraw, paid to the user, and the confirm moves it', async () => {
     const u = await user();
     await create(u);
-    await target.fund(u.walletAddress, USDC, '7000000');
+    await scene.target.fund(u.walletAddress, USDC, '7000000');
     const answer = await post(u, '/withdraw/transaction', { userPubkey: u.pubkey, tokenMint: USDC });
     expect(answer.status).toBe(200);
     const built = dataOf<{ transaction: string; amount: string }>(answer);
@@ -105,7 +87,7 @@ describe('withdrawals', () => {
       code: 'INSUFFICIENT_AVAILABLE',
     });
     const id = await create(u);
-    await target.fund(u.walletAddress, USDC, '1000000');
+    await scene.target.fund(u.walletAddress, USDC, '1000000');
     const locked = await post(u, '/withdraw/transaction', { userPubkey: u.pubkey, tokenMint: USDC, amount: '2000000' });
     expect(failure(locked)).toEqual({ status: 400, code: 'FUNDS_LOCKED' });
     expect(
@@ -127,7 +109,7 @@ describe('withdrawals', () => {
 
   it('wallet level confirm: INVALID_TRANSACTION, TRANSACTION_TAMPERED, an unsigned copy, TRANSACTION_EXPIRED', async () => {
     const u = await user();
-    await target.fund(u.walletAddress, USDC, '3000000');
+    await scene.target.fund(u.walletAddress, USDC, '3000000');
     expect(failure(await post(u, '/withdraw/confirm', { signedTransaction: 'bm90IGEgdHJhbnNhY3Rpb24=' }))).toEqual({
       status: 400,
       code: 'INVALID_TRANSACTION',
@@ -146,7 +128,7 @@ describe('withdrawals', () => {
       status: 400,
       code: 'INVALID_TRANSACTION',
     });
-    await target.advanceClock(301);
+    await scene.target.advanceClock(301);
     expect(failure(await post(u, '/withdraw/confirm', { signedTransaction: sign(built.transaction, u.wallet) }))).toEqual({
       status: 400,
       code: 'TRANSACTION_EXPIRED',
@@ -218,7 +200,7 @@ describe('withdrawals', () => {
     expect(await order(u, id)).toMatchObject({ withdrawalStatus: 'none', withdrawalRequestedAt: null });
     expect((await usdcRow(u))!.withdrawalPending).toBe('0');
     expect((await post(u, `/orders/${id}/withdraw`)).status).toBe(200);
-    await target.advanceClock(5 * 60);
+    await scene.target.advanceClock(5 * 60);
     expect((await usdcRow(u))!.withdrawalPending).toBe('0');
     expect((await order(u, id)).withdrawalStatus).toBe('none');
     const other = await user();
@@ -246,11 +228,11 @@ describe('withdrawals', () => {
   it('an automatic return that finds nothing to send completes with a null withdrawalTxHash', async () => {
     const u = await user();
     const id = await create(u);
-    await target.faults({ swaps: 'fail' });
+    await scene.target.faults({ swaps: 'fail' });
     try {
-      await target.advanceClock(3600);
+      await scene.target.advanceClock(3600);
     } finally {
-      await target.faults({ swaps: 'ok' });
+      await scene.target.faults({ swaps: 'ok' });
     }
     for (const mint of [USDC, SOL]) {
       const built = await post(u, '/withdraw/transaction', { userPubkey: u.pubkey, tokenMint: mint });
@@ -260,31 +242,31 @@ describe('withdrawals', () => {
             .status,
         ).toBe(200);
     }
-    await target.advanceClock(10 * 60);
+    await scene.target.advanceClock(10 * 60);
     expect(await order(u, id)).toMatchObject({ status: 'failed', withdrawalStatus: 'completed', withdrawalTxHash: null });
   });
 
   it('automatic return: a failed order after its delay, an expired trigger order at expiry; then ALREADY_WITHDRAWN', async () => {
     const u = await user();
     const id = await create(u);
-    await target.faults({ swaps: 'fail' });
+    await scene.target.faults({ swaps: 'fail' });
     try {
-      await target.advanceClock(3600);
+      await scene.target.advanceClock(3600);
       expect((await order(u, id)).status).toBe('failed');
       expect((await order(u, id)).withdrawalStatus).toBe('none');
     } finally {
-      await target.faults({ swaps: 'ok' });
+      await scene.target.faults({ swaps: 'ok' });
     }
-    await target.advanceClock(10 * 60);
+    await scene.target.advanceClock(10 * 60);
     const returned = await order(u, id);
     expect(returned).toMatchObject({ withdrawalStatus: 'completed' });
     expect(bs58.decode(returned.withdrawalTxHash as string)).toHaveLength(64);
     expect((await usdcRow(u))!.totalBalance).toBe('0');
     expect(failure(await post(u, `/orders/${id}/withdraw`))).toEqual({ status: 400, code: 'ALREADY_WITHDRAWN' });
 
-    const expiresAt = Math.floor((await target.now()).getTime() / 1000) + 3600;
+    const expiresAt = Math.floor((await scene.target.now()).getTime() / 1000) + 3600;
     const trigger = await create(u, { ...STOP_LOSS, config: { ...STOP_LOSS.config, expiresAt } });
-    await target.advanceClock(3601);
+    await scene.target.advanceClock(3601);
     const expired = await order(u, trigger, 'stop-loss');
     expect(expired).toMatchObject({ status: 'expired', withdrawalStatus: 'completed' });
     expect(bs58.decode(expired.withdrawalTxHash as string)).toHaveLength(64);

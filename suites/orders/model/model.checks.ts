@@ -65,6 +65,7 @@ function familyModel(family: Family, name: string) {
     rules: RULES,
     profile: 'full',
     needs: ['funding'],
+    alone: true,
     async run(t: CheckContext) {
       await modelRun(t, commandsOf(family, MAX_COMMANDS), () => setup(t, family), runs(t));
     },

@@ -1,4 +1,4 @@
-import { errorCode, failureOf } from '../../harness/answers.ts';
+import { errorCode, failureOf, is2xx } from '../../harness/answers.ts';
 import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { isObject } from '../../shared/values.ts';
@@ -19,6 +19,16 @@ export function expectError(t: CheckContext, rule: RuleId, ex: Exchange, { statu
     received: failureOf(ex),
     exchange: ex,
   });
+}
+
+/** The answer is 2xx and `holds` (what else the rule wants of it), asserted under `rule`; a failure shows status and code. */
+export function expectAccepted(t: CheckContext, rule: RuleId, ex: Exchange, documented: string, holds: unknown = true): void {
+  t.expect(rule, is2xx(ex) && holds, { documented, received: failureOf(ex), exchange: ex });
+}
+
+/** The answer is a 4xx (any code), asserted under `rule`. */
+export function expectRefused(t: CheckContext, rule: RuleId, ex: Exchange, documented: string): void {
+  t.expect(rule, ex.response.status >= 400 && ex.response.status < 500, { documented, received: failureOf(ex), exchange: ex });
 }
 
 /** OA-ENV-002: {success: false, error: {code: string, message: string, details?: object}}. */

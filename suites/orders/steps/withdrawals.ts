@@ -8,6 +8,8 @@ import { decodeTransaction, type Funded, intentUser, signedWithdrawal, usdc } fr
 import { asUser } from '../users.ts';
 import { cancelledDca } from './actions.ts';
 import type { Row } from './balance.ts';
+import { expectError } from './expect.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
  * Withdrawals as steps of other checks (areas WDW, OWD): users with funded managers, orders to withdraw from, the
@@ -79,6 +81,15 @@ export async function orderDetail(t: CheckContext, user: Funded, orderId: string
   const order = dataOf(ex);
   if (!is2xx(ex) || !isObject(order)) throw new SetupFailed(`GET /dca/${orderId} answered ${ex.response.status}`, ex);
   return { order, ex };
+}
+
+/** A new order-level build once the order's funds left (`after` says how): 400 ALREADY_WITHDRAWN, under `rule`. */
+export async function expectAlreadyWithdrawn(t: CheckContext, rule: RuleId, user: Funded, orderId: string, after: string): Promise<void> {
+  expectError(t, rule, await orderWithdraw(t, user, orderId), {
+    status: 400,
+    codes: ['ALREADY_WITHDRAWN'],
+    documented: `400 ALREADY_WITHDRAWN for a build after ${after}`,
+  });
 }
 
 /** Releases a pending order-level withdrawal when the check ends (abandon is idempotent). */

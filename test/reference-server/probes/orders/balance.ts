@@ -76,6 +76,8 @@ export const BALANCE_PROBES: Record<string, Probe> = {
   'slice-locks-nothing': (t) => lockedRows(t, 'slice'),
   'slice-lock-ignores-amount-spent': (t) => lockedRows(t, 'slice', 61),
   'output-mint-locked-too': (t) => lockedRows(t, 'dca'),
+  'output-mint-locked-without-an-entry': (t) => lockedRows(t, 'dca'),
+  'locked-breakdown-amount-in-whole-tokens': (t) => lockedRows(t, 'dca'),
   'cancelled-orders-keep-their-lock': async (t) => {
     const { alice, id } = await actionScene(t);
     await alice.post(`/orders/${id}/cancel`, { withdraw: false });

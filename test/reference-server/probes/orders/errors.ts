@@ -63,6 +63,16 @@ export const ORDERS_ERROR_PROBES: Record<string, Probe> = {
     await t.faults({ swaps: 'ok' });
     return failure(await alice.post(`/orders/${id}/pause`));
   },
+  'pause-in-flight-answered-internal-error': async (t) => {
+    const { alice, id } = await actionScene(t);
+    await t.faults({ swaps: 'hang' });
+    await t.advanceClock(3600);
+    try {
+      return failure(await alice.post(`/orders/${id}/pause`));
+    } finally {
+      await t.faults({ swaps: 'ok' });
+    }
+  },
   'submit-failed-consumes-the-pending-order': async (t) => {
     const alice = await actionUser(t);
     const { pendingOrderId, transaction } = await alice.intent(DCA_INTENT);

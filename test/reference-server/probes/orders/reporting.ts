@@ -52,6 +52,15 @@ export const REPORTING_PROBES: Record<string, Probe> = {
     return rows(await tenant.partner(`/partners/me/orders?userId=${alice.userId}`)).length;
   },
   'partner-created-at-lte-drops-every-row': async (t) => (await partnerRows(t, '?createdAtLte=2999-01-01T00:00:00Z')).length,
+  'partner-created-at-bounds-exclusive': async (t) => {
+    const { tenant, order } = await readsScene(t);
+    return rows(await tenant.partner(`/partners/me/orders?createdAtGte=${encodeURIComponent(String(order.createdAt))}`)).length;
+  },
+  'partner-unfilterable-status-lists-every-row': async (t) => {
+    const { tenant } = await readsScene(t);
+    const answer = await tenant.partner('/partners/me/orders?status=pending');
+    return answer.status === 200 ? rows(answer).map((r) => r.status) : status(answer);
+  },
   'partner-invalid-timestamp-ignored': async (t) => {
     const { tenant } = await readsScene(t);
     return status(await tenant.partner('/partners/me/orders?createdAtGte=soon'));

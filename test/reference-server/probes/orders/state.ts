@@ -52,6 +52,7 @@ export const STATE_PROBES: Record<string, Probe> = {
     return (await s.detail()).status;
   },
   'failed-order-without-reason': async (t) => (await dcaAfter(t, HOUR + 1, { faults: { swaps: 'fail' } })).failureReason,
+  'failure-reason-with-a-stack-trace': async (t) => (await dcaAfter(t, HOUR + 1, { faults: { swaps: 'fail' } })).failureReason,
   'completed-order-without-completed-at': async (t) => (await dcaAfter(t, 3 * HOUR + 1)).completedAt === null,
   'terminal-order-keeps-next-execution': async (t) => (await dcaAfter(t, 3 * HOUR + 1)).nextExecutionAt,
   'terminal-dca-order-reads-nothing-spent': async (t) => {

@@ -24,6 +24,8 @@ export const TRIGGER_PROBES: Record<string, Probe> = {
   'trigger-amount-one-more-than-the-deposit': orderField('oco', (order) => order.amount),
   'take-profit-trigger-price-times-ten': orderField('take_profit', (order) => order.triggerPrice),
   // trailing (TRIG-003, 009, 010, 011, 015, 018)
+  // The output at 2.5 USD: the pair falls from 1 straight to its initial stop 0.4.
+  'pure-trailing-stop-waits-for-a-new-high': (t) => statusAfter(t, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'pure' }, ['2.5']),
   'ratchet-writes-trigger-price': async (t) => (await walk(t, 'stop_loss', TRAILING_STOP, ['0.8'])).order.triggerPrice,
   // oco reads, PATCH (TRIG-004, 031 .. 034)
   'oco-read-swaps-its-legs': async (t) => pick((await walk(t, 'oco', OCO, [])).order, 'stopLossPrice', 'takeProfitPrice'),

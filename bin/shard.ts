@@ -1,0 +1,49 @@
+/**
+ * `--shard I/N` splits the checks, not the test files (there are two): shard I holds the I-th of N nearly equal runs
+ * of the selected checks that the profile runs, in registry order, and likewise of those outside the profile (reported
+ * skipped), so that every check is in one shard and the merged reports hold each once. vitest runs the shard's checks
+ * through a test-name pattern that names each of them.
+ */
+import type { Check } from '../suites/harness/check.ts';
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** `I/N` with 1 <= I <= N, or undefined. */
+export function parseShard(text: string): Shard | undefined {
+  const m = /^(\d+)\/(\d+)$/.exec(text);
+  if (!m) return undefined;
+  const shard = { index: Number(m[1]), count: Number(m[2]) };
+  return shard.index >= 1 && shard.index <= shard.count && Number.isSafeInteger(shard.count) ? shard : undefined;
+}
+
+/**
+ * The checks in an order every process agrees on: the registry's groups in order, each group's checks by name (a
+ * module's exports come in another order under vitest's transform than under Node's loader).
+ */
+export function canonicalOrder(groups: Record<string, readonly Check[]>): Check[] {
+  return Object.values(groups).flatMap((checks) => [...checks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+}
+
+/** The checks of shard I/N, in their order: the I-th of N runs of those that `runs`, and of those that do not. */
+export function shardOf<T>(checks: readonly T[], runs: (check: T) => boolean, shard: Shard): T[] {
+  const part = (list: T[]) =>
+    list.slice(Math.floor((list.length * (shard.index - 1)) / shard.count), Math.floor((list.length * shard.index) / shard.count));
+  const held = new Set([...part(checks.filter(runs)), ...part(checks.filter((c) => !runs(c)))]);
+  return checks.filter((c) => held.has(c));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * A test-name pattern matching exactly the given checks: vitest matches it against a test's full name, its group (the
+ * describe block) and its test name `check-name [RULE-IDS]` (suites/harness/vitest.ts testName).
+ */
+export function shardPattern(groups: Record<string, readonly Check[]>, members: ReadonlySet<Check>): string {
+  const names = Object.entries(groups).flatMap(([group, checks]) =>
+    checks.filter((c) => members.has(c)).map((c) => escapeRegExp(`${group} ${c.name} [${c.rules.join(' ')}]`)),
+  );
+  return `(?:^| )(?:${names.join('|')})$`;
+}

@@ -1,0 +1,131 @@
+/**
+ * Checks run concurrently up to --max-concurrency, except those that share the target's state, which run alone
+ * (suites/harness/schedule.ts); --max-concurrency 1 is a strictly sequential run. Judged from when each check ran
+ * (`ran` of every result in matrix.json), never from wall time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { allChecks, checkGroups } from '../../suites/index.ts';
+import type { Check } from '../../suites/harness/check.ts';
+import { ControlAdapter } from '../../suites/harness/control.ts';
+import type { Matrix } from '../../suites/harness/matrix.ts';
+import type { CheckResult } from '../../suites/harness/runner.ts';
+import { guardSharedState, runsAlone, segments } from '../../suites/harness/schedule.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** A few groups of both services, with checks that run alone among and between checks that may overlap. */
+const GREP = 'quotes/(info|prices|venues) |orders/(health|request-id|auth) ';
+
+async function run(extra: string[]): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-concurrency-'));
+  const r = await cli(['--seed', '7', '--report-dir', dir, '--grep', GREP, ...extra]);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return (JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix).checks;
+}
+
+const overlap = (a: CheckResult, b: CheckResult) => a.ran!.from < b.ran!.to && b.ran!.from < a.ran!.to;
+
+/** Pairs of checks (of one service: one file, one process) that ran at the same time. */
+function overlapping(results: CheckResult[]): Array<[string, string]> {
+  const ran = results.filter((r) => r.ran);
+  return ran.flatMap((a, i) =>
+    ran
+      .slice(i + 1)
+      .filter((b) => b.service === a.service && overlap(a, b))
+      .map((b): [string, string] => [a.check, b.check]),
+  );
+}
+
+/** The most checks that ran at one moment. */
+function peak(results: CheckResult[]): number {
+  const ran = results.filter((r) => r.ran);
+  return Math.max(...ran.map((a) => ran.filter((b) => b.ran!.from <= a.ran!.from && a.ran!.from < b.ran!.to).length));
+}
+
+const byName = new Map(allChecks.map((c) => [c.name, c]));
+const verdicts = (results: CheckResult[]) => Object.fromEntries(results.map((r) => [r.check, r.verdict]));
+
+describe('which checks run alone', () => {
+  test('checks of shared capabilities and of the metering and reporting areas run alone; others may overlap', () => {
+    for (const check of allChecks) {
+      const shared = (check.needs ?? []).some((c) => ['clock', 'prices', 'faults', 'rate-limits'].includes(c));
+      const counting = check.rules.some((id) => id.startsWith('Q-RATE-') || id.startsWith('OA-REP-'));
+      expect(runsAlone(check), check.name).toBe(shared || counting || check.alone === true);
+    }
+    expect(allChecks.filter(runsAlone).length).toBeGreaterThan(0);
+    expect(allChecks.filter((c) => !runsAlone(c)).length).toBeGreaterThan(0);
+  });
+
+  test('segments keep the declaration order and hold a check that runs alone by itself', () => {
+    for (const checks of Object.values(checkGroups)) {
+      const cut = segments(checks);
+      expect(cut.flatMap((s) => s.checks)).toEqual(checks);
+      for (const s of cut) {
+        if (s.alone) expect(s.checks).toHaveLength(1);
+        for (const c of s.checks) expect(runsAlone(c)).toBe(s.alone);
+      }
+    }
+  });
+
+  test('a check that may overlap others is stopped before it changes the clock, prices, pools or faults', async () => {
+    const check: Check = { name: 'x', service: 'orders', rules: ['OA-ENV-003'], profile: 'smoke', run: async () => {} };
+    const control = new ControlAdapter('http://127.0.0.1:9', ['clock', 'prices', 'faults'], 1000);
+    guardSharedState(control, check);
+    await expect(control.advanceClock(60)).rejects.toThrow(/runs? alone|alone: true/);
+    await expect(control.setFaults({ rpc: 'down' })).rejects.toThrow(/alone: true/);
+    await expect(control.setPrice('So11111111111111111111111111111111111111112', '1')).rejects.toThrow(/alone: true/);
+    const marked = new ControlAdapter('http://127.0.0.1:9', ['clock'], 1000);
+    guardSharedState(marked, { ...check, alone: true });
+    expect(marked.advanceClock).toBe(ControlAdapter.prototype.advanceClock);
+  });
+});
+
+describe('checks at once, against the embedded server', () => {
+  test('by default checks overlap, at most --max-concurrency (8) at once, and one that runs alone overlaps none', async () => {
+    const results = await run([]);
+    const pairs = overlapping(results);
+    for (const service of ['orders', 'quotes'])
+      expect(
+        pairs.some(([a]) => byName.get(a)?.service === service),
+        service,
+      ).toBe(true);
+    expect(peak(results)).toBeLessThanOrEqual(8);
+    const alone = results.filter((r) => runsAlone(byName.get(r.check)!) && r.ran);
+    expect(alone.length).toBeGreaterThanOrEqual(2);
+    for (const r of alone)
+      expect(
+        pairs.filter((p) => p.includes(r.check)),
+        r.check,
+      ).toEqual([]);
+
+    const sequential = await run(['--max-concurrency', '1']);
+    expect(overlapping(sequential)).toEqual([]);
+    expect(peak(sequential)).toBe(1);
+    // One at a time, in declaration order.
+    for (const service of ['orders', 'quotes']) {
+      const ran = sequential.filter((r) => r.ran && r.service === service).sort((a, b) => a.ran!.from - b.ran!.from);
+      const declared = allChecks.filter((c) => ran.some((r) => r.check === c.name)).map((c) => c.name);
+      expect(ran.map((r) => r.check)).toEqual(declared);
+    }
+    expect(verdicts(sequential)).toEqual(verdicts(results));
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * On a given target the hostile-input checks send one malformed value per validation branch; against the embedded
+ * server every one (the CLI sets `hostileInputs`; suites/shared/hostile.ts).
+ */
+import { describe, expect, test } from 'vitest';
+import type { InvalidRequestSample } from '../../generators/arbitraries.ts';
+import type { TargetEnv } from '../../suites/harness/types.ts';
+import {
+  amountBranch,
+  branchOf,
+  generatedSampler,
+  HOSTILE_STRINGS,
+  hostileValues,
+  keyBranch,
+  MALFORMED_AMOUNTS,
+  MALFORMED_KEYS,
+  MALFORMED_PATH_IDS,
+  pathIdBranch,
+} from '../../suites/shared/hostile.ts';
+
+const env = (hostileInputs?: TargetEnv['hostileInputs']) => ({ hostileInputs }) as TargetEnv;
+const branches = <T>(values: readonly T[], branch: (v: T) => string) => new Set(values.map(branch));
+
+describe('hostile inputs per validation branch', () => {
+  test('every input unless the run says per-branch (the embedded server, the self-test)', () => {
+    for (const e of [env(), env('every')]) {
+      const all = hostileValues(e);
+      expect(all.strings).toEqual(HOSTILE_STRINGS);
+      expect(all.amounts).toEqual(MALFORMED_AMOUNTS);
+      expect(all.keys).toEqual(MALFORMED_KEYS);
+      expect(all.pathIds).toEqual(MALFORMED_PATH_IDS);
+    }
+  });
+
+  test('per branch: fewer values, and every branch (so every reading of an amount) still sent once', () => {
+    const some = hostileValues(env('per-branch'));
+    const cases: Array<[readonly unknown[], readonly unknown[], (v: never) => string]> = [
+      [some.strings, HOSTILE_STRINGS, branchOf],
+      [some.amounts, MALFORMED_AMOUNTS, amountBranch],
+      [some.keys, MALFORMED_KEYS, keyBranch],
+      [some.pathIds, MALFORMED_PATH_IDS, pathIdBranch],
+    ];
+    for (const [kept, all, branch] of cases) {
+      expect(kept.length).toBeLessThan(all.length);
+      expect(branches(kept as never[], branch)).toEqual(branches(all as never[], branch));
+      expect(branches(kept as never[], branch).size).toBe(kept.length);
+    }
+    expect(new Set(some.amounts.map((m) => m.reading))).toEqual(new Set(MALFORMED_AMOUNTS.map((m) => m.reading)));
+  });
+
+  test('injection-looking strings share a branch; empty, long, control, unicode and digits do not', () => {
+    expect(branchOf("' OR '1'='1' --")).toBe(branchOf('<script>alert(1)</script>'));
+    const distinct = ['', 'x'.repeat(4096), '\u0000a', '\u202e', '9'.repeat(80), '12', '1.5', ' 1', '../etc', 'text', null, 1, true];
+    expect(new Set(distinct.map(branchOf)).size).toBe(distinct.length);
+  });
+
+  test('generated invalid requests: the first of each operation, target and keyword is sent', () => {
+    const sample = (target: string, keyword: string) => ({ target, violation: { keyword } }) as unknown as InvalidRequestSample;
+    const sampled = generatedSampler(env('per-branch'));
+    expect([sampled('op', sample('body', 'type')), sampled('op', sample('body', 'type')), sampled('op', sample('body', 'enum'))]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(sampled('other', sample('body', 'type'))).toBe(true);
+    const every = generatedSampler(env());
+    expect([every('op', sample('body', 'type')), every('op', sample('body', 'type'))]).toEqual([true, true]);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * `--shard I/N` splits the checks, not the two test files (issue 18): every check in exactly one shard, shards of
+ * nearly equal size among the checks the profile runs, the pattern vitest gets naming exactly the shard's checks;
+ * a full run sharded against one given target is refused with the reason.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { canonicalOrder, parseShard, shardOf, shardPattern } from '../../bin/shard.ts';
+import { checkGroups } from '../../suites/index.ts';
+import type { Matrix } from '../../suites/harness/matrix.ts';
+import { profileIncludes, type Profile } from '../../suites/harness/types.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const all = canonicalOrder(checkGroups);
+const fullNames = Object.entries(checkGroups).flatMap(([group, checks]) =>
+  checks.map((c) => ({ check: c, name: `${group} ${c.name} [${c.rules.join(' ')}]` })),
+);
+
+describe('shardOf and shardPattern', () => {
+  test.each(['smoke', 'readonly', 'full'] as Profile[])('profile %s: N shards partition the checks, balanced by check', (profile) => {
+    const runs = (c: (typeof all)[number]) => profileIncludes(profile, c.profile);
+    for (const count of [1, 2, 3, 5, 8]) {
+      const shards = Array.from({ length: count }, (_, i) => shardOf(all, runs, { index: i + 1, count }));
+      expect(shards.flat().sort((a, b) => all.indexOf(a) - all.indexOf(b))).toEqual(all);
+      const running = shards.map((s) => s.filter(runs).length);
+      expect(Math.max(...running) - Math.min(...running)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  test('the pattern matches the full test names of the shard and of no other check', () => {
+    const shard = new Set(shardOf(all, () => true, { index: 2, count: 3 }));
+    const pattern = new RegExp(shardPattern(checkGroups, shard));
+    for (const { check, name } of fullNames) expect(pattern.test(name), name).toBe(shard.has(check));
+  });
+
+  test('parseShard takes I/N with 1 <= I <= N only', () => {
+    expect(parseShard('3/3')).toEqual({ index: 3, count: 3 });
+    for (const bad of ['0/2', '3/2', '1/0', '-1/2', '1', 'a/b']) expect(parseShard(bad)).toBeUndefined();
+  });
+});
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('conformance --shard', () => {
+  test('--shard 3/3 of a smoke run runs a third of the smoke checks, the last third', async () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'shard-'));
+    const r = await cli(['--profile', 'smoke', '--shard', '3/3', '--report-dir', reportDir, '--seed', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const matrix = JSON.parse(readFileSync(join(reportDir, 'matrix.json'), 'utf8')) as Matrix;
+    const smoke = (c: (typeof all)[number]) => profileIncludes('smoke', c.profile);
+    // The shard's checks, those outside the profile (reported skipped) included, and no other.
+    const expected = shardOf(all, smoke, { index: 3, count: 3 });
+    expect(new Set(matrix.checks.map((c) => c.check))).toEqual(new Set(expected.map((c) => c.name)));
+    expect(expected.filter(smoke).length).toBeGreaterThanOrEqual(Math.floor(all.filter(smoke).length / 3));
+  });
+
+  test('a full run sharded against one given target is refused with the reason, before any request', async () => {
+    const r = await cli([
+      '--orders-url',
+      'http://127.0.0.1:9',
+      '--quotes-url',
+      'http://127.0.0.1:9',
+      '--profile',
+      'full',
+      '--shard',
+      '1/2',
+    ]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--shard with --profile full on a given target is refused: .*share its state/);
+    expect(r.stderr).not.toMatch(/could not be reached/);
+  });
+});
