@@ -32,6 +32,7 @@ export interface ConfigFile {
   shard?: string;
   strict?: boolean;
   numRuns?: number;
+  fcPath?: string;
   timeout?: number;
   maxRps?: number;
   maxConcurrency?: number;

@@ -14,11 +14,13 @@ import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
 import { ConfigError, type LoadedConfig, readConfig } from './config-file.ts';
 import { canonicalOrder, parseShard, shardOf, shardPattern } from './shard.ts';
+import { parseFcPath } from '../suites/harness/fc-path.ts';
 import type { Check } from '../suites/harness/check.ts';
 import {
   checkCounts,
   failureLines,
   gatingLine,
+  judgedThroughLine,
   headline,
   preconditionLines,
   ruleCounts,
@@ -54,6 +56,8 @@ Run:
                         refused with --profile full on a given target (the shards would share its state) [CONFORMANCE_SHARD]
   --strict              failures of assumed rules fail the gate too [CONFORMANCE_STRICT=1]
   --num-runs N          fast-check runs per property (default 100, 25 when CI is set) [CONFORMANCE_NUM_RUNS]
+  --fc-path PATH        replay one property straight to its counterexample, with --seed and a --grep selecting one
+                        check: PATH (the check's first property) or N@PATH (its N-th), as a printed replay gives it [CONFORMANCE_FC_PATH]
   --timeout MS          per-request timeout (default 30000)        [CONFORMANCE_TIMEOUT_MS]
   --max-rps N           request budget, requests per second (default 10 on a given target, none on the
                         embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
@@ -158,6 +162,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         shard: { type: 'string' },
         strict: { type: 'boolean' },
         'num-runs': { type: 'string' },
+        'fc-path': { type: 'string' },
         timeout: { type: 'string' },
         'max-rps': { type: 'string' },
         'max-concurrency': { type: 'string' },
@@ -219,6 +224,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new UsageError(`--grep is not a regular expression: ${grep}`);
   }
   const seed = parseInteger('--seed', str('seed', 'CONFORMANCE_SEED'), 0) ?? Math.floor(Math.random() * 2 ** 31);
+  const fcPathText = str('fc-path', 'CONFORMANCE_FC_PATH') || undefined;
+  const fcPath = fcPathText === undefined ? undefined : parseFcPath(fcPathText);
+  if (fcPathText !== undefined && !fcPath) {
+    throw new UsageError(`--fc-path must be PATH or N@PATH, a fast-check path such as 3:0:1 (as a printed replay gives it): ${fcPathText}`);
+  }
   try {
     orderTemplates();
   } catch (e) {
@@ -239,6 +249,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         Boolean(values.strict) ||
         (strictEnv !== undefined && strictEnv !== '' ? strictEnv === '1' || strictEnv === 'true' : file.options.strict === 'true'),
       numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
+      ...(fcPath ? { fcPath } : {}),
       timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
       maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
       maxConcurrency:
@@ -287,6 +298,7 @@ function printSummary(m: Matrix, reportDir: string): void {
     `  checks:  ${checkCounts(m)}`,
     `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check: ${ruleCounts(m)}`,
     `  gating:  ${gatingLine(m)}`,
+    `  judged:  ${judgedThroughLine(m)}`,
   ];
   // Each root cause once, with the checks it blocked and its replay (matrix.ts).
   lines.push(...failureLines(m).map((l) => `  ${l}`));
@@ -433,6 +445,15 @@ export async function execute(options: CliOptions): Promise<number> {
     console.error(
       `conformance: --grep ${options.grep} selects no check` +
         `${selected.length > 0 ? ` of profile ${cfg.profile} (${selected.length} of other profiles)` : ''}: nothing to run`,
+    );
+    return 2;
+  }
+  // A counterexample path belongs to one check's property: with several checks it would replay nothing that failed.
+  const inProfile = selected.filter((c) => profileIncludes(cfg.profile, c.profile));
+  if (cfg.fcPath && inProfile.length !== 1) {
+    console.error(
+      `conformance: --fc-path replays one check's property, but ${options.grep ? `--grep ${options.grep}` : 'the run'} selects ` +
+        `${inProfile.length} checks of profile ${cfg.profile}: give the --grep of the printed replay`,
     );
     return 2;
   }

@@ -17,7 +17,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
 interface MatrixJson {
-  rules: Array<{ id: string; verdict: string }>;
+  summary: { judgedThrough?: { services: number; controlOnly: number; notJudgeable: number } };
+  rules: Array<{ id: string; verdict: string; judgedThrough?: string; needs?: string[] }>;
   checks: Array<{ check: string; verdict: string; notes?: string[]; message?: string; judgedThrough?: string }>;
 }
 
@@ -87,6 +88,13 @@ async function main(): Promise<void> {
       .slice(0, 110);
     missing.set(reason, (missing.get(reason) ?? 0) + 1);
   }
+  const kinds = (m: MatrixJson) => {
+    const j = m.summary.judgedThrough ?? { services: 0, controlOnly: 0, notJudgeable: 0 };
+    return `${j.services} rules judged through the services alone, ${j.controlOnly} only through the control API, ${j.notJudgeable} not judgeable here`;
+  };
+  const needed = new Map<string, number>();
+  for (const rule of p.rules.filter((r) => r.judgedThrough === 'not-judgeable'))
+    for (const need of rule.needs ?? []) needed.set(need, (needed.get(need) ?? 0) + 1);
   const pct = withControl.size === 0 ? 0 : Math.round((1000 * both.length) / withControl.size) / 10;
   const out = [
     `partner mode: the full profile against the staging-like sandbox (no control API, time scale ${values['time-scale']}, seed ${seed})`,
@@ -94,6 +102,13 @@ async function main(): Promise<void> {
       (without.size > both.length ? `; ${without.size - both.length} more judged only without it` : ''),
     `  wall time: ${(partner.ms / 1000).toFixed(1)} s (exit ${partner.code}); with the control API: ${(control.ms / 1000).toFixed(1)} s (exit ${control.code})`,
     `  lamports the black-box checks spent on fees: ${lamports}; checks judged through the services alone: ${blackBox}`,
+    `  by target kind, with the control API: ${kinds(c)}`,
+    `  by target kind, partner run: ${kinds(p)}; they need: ${
+      [...needed]
+        .sort((a, b) => b[1] - a[1])
+        .map(([need, n]) => `${need} (${n} rules)`)
+        .join(', ') || 'nothing'
+    }`,
     `  target of issue 16: >= 80 % within 15 minutes: ${pct >= 80 && partner.ms <= 15 * 60_000 ? 'met' : 'not met'}`,
     '  not judged without the control API (checks, first line of the reason):',
     ...[...missing]

@@ -9,8 +9,9 @@ import { allChecks } from '../../suites/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { crashedResult, type CheckResult } from '../../suites/harness/runner.ts';
 
-/** A check left out because its worker died during an earlier one: skipped, saying why. */
-function notRunResult(check: Check, crashed: string): CheckResult {
+/** A check left out because its worker died during others: skipped, saying why. */
+function notRunResult(check: Check, crashed: readonly string[]): CheckResult {
+  const during = crashed.map((name) => `"${name}"`).join(', ');
   return {
     check: check.name,
     service: check.service,
@@ -21,12 +22,12 @@ function notRunResult(check: Check, crashed: string): CheckResult {
     requests: 0,
     waitMs: 0,
     durationMs: 0,
-    message: `not run: the worker running this file died during check "${crashed}"`,
+    message: `not run: the worker running this file died during check${crashed.length > 1 ? 's' : ''} ${during}`,
     notJudged: 'precondition',
     unjudged: {
       id: 'worker-died',
-      problem: 'a worker of the run died, leaving the checks after the one under way unrun',
-      fix: `see the failure of check "${crashed}"; run again`,
+      problem: 'a worker of the run died, leaving the checks not yet started unrun',
+      fix: `see the failure of check${crashed.length > 1 ? 's' : ''} ${during}; run again`,
     },
   };
 }
@@ -37,13 +38,24 @@ function checkOf(test: TestCase): Check | undefined {
 }
 
 export default class UnfinishedChecksReporter implements Reporter {
+  /** The tests vitest reported as started (its runner reports a start in a batch, at most 100 ms later). */
+  private readonly started = new Set<string>();
+
+  onTestRunStart(): void {
+    this.started.clear();
+  }
+
+  onTestCaseReady(test: TestCase): void {
+    this.started.add(test.id);
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, errors: ReadonlyArray<{ message?: string }>, reason: TestRunEndReason): void {
     const runErrors = errors
       .map((e) => e.message?.split('\n')[0])
       .filter(Boolean)
       .join('; ');
     for (const module of testModules) {
-      let crashed: string | undefined;
+      const unfinished: Array<{ test: TestCase; check: Check }> = [];
       for (const test of module.children.allTests()) {
         const check = checkOf(test);
         if (!check) continue;
@@ -53,14 +65,21 @@ export default class UnfinishedChecksReporter implements Reporter {
           const why = result.errors?.map((e) => e.message.split('\n')[0]).join('; ') || 'vitest reported the test failed';
           meta.conformance = crashedResult(check, why, test.diagnostic()?.duration);
         } else if (result.state === 'pending' && reason !== 'interrupted') {
-          // Tests of a file run one after another: the first one left pending was running when its worker died.
-          if (crashed === undefined) {
-            crashed = check.name;
-            meta.conformance = crashedResult(check, `its worker died before it finished${runErrors ? ` (${runErrors})` : ''}`);
-          } else {
-            meta.conformance = notRunResult(check, crashed);
-          }
+          unfinished.push({ test, check });
         }
+      }
+      // Checks of a file run concurrently (suites/harness/vitest.ts): every one that had started was under way when its
+      // worker died (vitest reports a start once a place among --max-concurrency is free, though with concurrent blocks
+      // side by side a started one may still wait for vitest's global limit: counted as crashed, never as a pass).
+      // When no start had been reported yet (the last batch died with the worker), the first left pending was: checks
+      // start in their order.
+      const running = unfinished.filter(({ test }) => this.started.has(test.id));
+      if (running.length === 0 && unfinished[0]) running.push(unfinished[0]);
+      const crashed = running.map(({ check }) => check.name);
+      for (const { test, check } of unfinished) {
+        test.meta().conformance = running.some((r) => r.test === test)
+          ? crashedResult(check, `its worker died before it finished${runErrors ? ` (${runErrors})` : ''}`)
+          : notRunResult(check, crashed);
       }
     }
   }

@@ -129,6 +129,19 @@ export class CheckContext {
     this.control = new ControlAdapter(env.controlUrl, env.capabilities, env.timeoutMs, record);
   }
 
+  /** The properties this check has run so far: the ordinal of each names it in a replay's --fc-path (fc-path.ts). */
+  private properties = 0;
+
+  /**
+   * fast-check's parameters for the next property of this check: the run's seed and `numRuns`, and the path of
+   * --fc-path when it names this property (the replay then goes straight to the counterexample).
+   */
+  nextProperty(numRuns: number): { ordinal: number; parameters: { seed: number; numRuns: number; path?: string } } {
+    const ordinal = ++this.properties;
+    const path = this.env.fcPath?.property === ordinal ? this.env.fcPath.path : undefined;
+    return { ordinal, parameters: { seed: this.env.seed, numRuns, ...(path ? { path } : {}) } };
+  }
+
   private cite(rule: RuleId): void {
     if (!this.check.rules.includes(rule)) throw new Error(`check "${this.check.name}" asserts ${rule} but does not cite it`);
   }
@@ -180,7 +193,7 @@ export class CheckContext {
 
   /**
    * A property of `rule` over values of `arb`, with the run's seed; a counterexample fails the check with the seed,
-   * the shrunk value and the replay path. `predicate` asserts with `t.expect` or returns false.
+   * the shrunk value and the replay path (--fc-path replays it: nextProperty). `predicate` asserts with `t.expect` or returns false.
    */
   async property<T>(
     rule: RuleId,
@@ -189,6 +202,7 @@ export class CheckContext {
     numRuns = this.env.numRuns,
   ): Promise<void> {
     this.cite(rule);
+    const { ordinal, parameters } = this.nextProperty(numRuns);
     let lastFailure: ConformanceFailure | undefined;
     // A skip or a broken setup before any failure (e.g. the target rejected an assumed template, an onboarding failed)
     // ends the property with it, never with a counterexample; once a value failed, a skipping value is only a shrink
@@ -212,7 +226,7 @@ export class CheckContext {
           throw e;
         }
       }),
-      { seed: this.env.seed, numRuns },
+      parameters,
     );
     if (skipped) throw skipped;
     if (!details.failed) return;
@@ -227,6 +241,7 @@ export class CheckContext {
       path: details.counterexample ? (details.counterexamplePath ?? undefined) : undefined,
       counterexample: details.counterexample?.[0],
       numRuns,
+      ordinal,
     });
   }
 }

@@ -1,4 +1,4 @@
-import { request as undiciRequest, errors as undiciErrors } from 'undici';
+import { Agent, getGlobalDispatcher, request as undiciRequest, errors as undiciErrors, type Dispatcher } from 'undici';
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { findOperation, getOperation, validateResponse, type Service } from '../../generators/index.ts';
 import type { Exchange, RecordedResponse } from './exchange.ts';
@@ -161,7 +161,7 @@ export function retryDelay(
 ): number | undefined {
   if (attempt > MAX_RETRIES) return undefined;
   // Orders, handling rule 3: retried submit-style POSTs carry an X-Idempotency-Key; never retry a POST without one.
-  const safe = method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === 'x-idempotency-key');
+  const safe = resendable(method, headers);
   if (!safe || service !== 'orders') return undefined;
   if (status === 409) return 1000 * attempt; // Orders, handling rule 2: back off and retry.
   if (status >= 500) return 250 * attempt; // Orders, handling rule 3: 5xx and 503 are retryable.
@@ -204,7 +204,40 @@ export class TransportError extends Error {
 const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'];
 const DROPPED = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'];
 
-function classify(e: unknown, timeoutMs: number, head: AnswerHead | undefined, bytes: number): TransportError {
+/**
+ * The connections requests go out on. A keep-alive connection the target has closed while idle may still look alive
+ * when a request is written on it (the close is on its way, or a busy event loop has not read it yet); the request
+ * then fails before any answer byte, through no fault of the target. Only a request that may be sent twice reuses
+ * connections (`pooled`): a GET or HEAD, or a POST with an X-Idempotency-Key (orders, handling rule 3: the key makes
+ * a repeat harmless); when it is dropped before any answer byte it is sent once more on a new connection. An idle
+ * connection is dropped after 1 s, or the target's own Keep-Alive timeout less 2 s, at most 5 s: well before a load
+ * balancer's idle timeout, so a stale one is rare. Any other request (a POST without a key, PUT, PATCH, DELETE) is
+ * never resent, since a connection reset after the target read it may have applied it: it goes out on a new
+ * connection of its own (`fresh`, `connection: close`), which no idle timeout can have closed, so a drop there is the
+ * target's doing. A dispatcher installed in the process instead of undici's own (setGlobalDispatcher: a proxy of an
+ * embedding program, a test's recorder) carries every request as it is.
+ */
+const pooled = new Agent({ keepAliveTimeout: 1_000, keepAliveMaxTimeout: 5_000, keepAliveTimeoutThreshold: 2_000 });
+const fresh = new Agent({ pipelining: 0 });
+const undiciDefault = getGlobalDispatcher();
+
+function dispatcher(reuse: boolean): Dispatcher {
+  const installed = getGlobalDispatcher();
+  return installed !== undiciDefault ? installed : reuse ? pooled : fresh;
+}
+
+/** May this request be sent twice (see `pooled`)? */
+export function resendable(method: string, headers: Record<string, string> = {}): boolean {
+  return method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === 'x-idempotency-key');
+}
+
+function classify(
+  e: unknown,
+  timeoutMs: number,
+  head: AnswerHead | undefined,
+  bytes: number,
+  connection = 'a new connection of its own',
+): TransportError {
   const raw = (e as { code?: unknown }).code;
   const code = typeof raw === 'string' ? raw : undefined; // a DOMException's code is a number
   const name = (e as Error)?.name;
@@ -231,7 +264,7 @@ function classify(e: unknown, timeoutMs: number, head: AnswerHead | undefined, b
       'dropped',
       began
         ? `${began} but the connection was dropped before the body was complete (${why})`
-        : `the target dropped the connection; no answer was received (${why})`,
+        : `the target dropped the connection; no answer was received (${why}) on ${connection}`,
       head,
     );
   }
@@ -241,21 +274,31 @@ function classify(e: unknown, timeoutMs: number, head: AnswerHead | undefined, b
 /**
  * One HTTP exchange, bounded whatever the target does: the whole answer, body included, within `timeoutMs` (undici's
  * own timers tick coarsely, and a body that drips a byte at a time never trips them), and at most `maxBodyBytes` of
- * body: past it reading stops and the connection is closed, so a huge body costs neither memory nor time. Throws
- * TransportError.
+ * body: past it reading stops and the connection is closed, so a huge body costs neither memory nor time. A request
+ * that may be sent twice (`resendable`, by default a GET or HEAD) and is dropped before any answer byte is sent once
+ * more on a new connection (see `pooled`), within the same deadline. Throws TransportError.
  */
 export async function boundedRequest(
   url: string,
   init: { method: string; headers?: Record<string, string>; body?: string | Buffer },
   timeoutMs: number,
   maxBodyBytes: number,
+  twice = resendable(init.method, init.headers),
 ): Promise<AnswerHead & { raw: Buffer }> {
   const signal = AbortSignal.timeout(timeoutMs);
+  const send = (reuse: boolean) =>
+    undiciRequest(url, { ...init, dispatcher: dispatcher(reuse), signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   let res: Awaited<ReturnType<typeof undiciRequest>>;
   try {
-    res = await undiciRequest(url, { ...init, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    res = await send(twice);
   } catch (e) {
-    throw classify(e, timeoutMs, undefined, 0);
+    const error = classify(e, timeoutMs, undefined, 0);
+    if (!twice || error.kind !== 'dropped') throw error;
+    try {
+      res = await send(false);
+    } catch (again) {
+      throw classify(again, timeoutMs, undefined, 0, 'a new connection, sent again after a first try was dropped too');
+    }
   }
   const head: AnswerHead = { status: res.statusCode, headers: flatHeaders(res.headers) };
   const tooLarge = (what: string) =>

@@ -18,6 +18,8 @@ export interface PropertyRun {
   path?: string;
   counterexample?: unknown;
   numRuns?: number;
+  /** which property of the check it was, 1-based (a replay's --fc-path names it: fc-path.ts) */
+  ordinal?: number;
 }
 
 /** A rule of the catalogue was violated by the target. Stable class: `code` is always CONFORMANCE_FAILURE. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Check } from './check.ts';
 import { decidingIds, loadCatalogue, type Rule } from './rules.ts';
 import { deadlineUnjudged, type Unjudged } from './preconditions.ts';
-import type { CheckResult } from './runner.ts';
+import type { CheckResult, JudgedThrough } from './runner.ts';
 import { redact } from './redact.ts';
 import { escapeControls, escapeControlsDeep, escapeControlsInJson } from './terminal.ts';
 import type { BrokenPrecondition, Capability, Profile, Verdict } from './types.ts';
@@ -78,6 +78,22 @@ export interface RuleRow {
     assertionsHeld?: boolean;
   }>;
   verdict: RuleVerdict;
+  /**
+   * How the checks that judged it reached the target (CheckResult.judgedThrough): `control` (its control API),
+   * `black-box` (the services alone), `both`; `not-judgeable` when its only results are unsupported (see `needs`)
+   */
+  judgedThrough?: RuleJudgedThrough;
+  /** for `not-judgeable`: what the target lacks that would make it judgeable (capabilities, keys, options) */
+  needs?: string[];
+}
+
+export type RuleJudgedThrough = JudgedThrough | 'both' | 'not-judgeable';
+
+/** Rules judged through the services alone (`black-box` or `both`), only through the control API, and not judgeable. */
+export interface JudgedThroughCounts {
+  services: number;
+  controlOnly: number;
+  notJudgeable: number;
 }
 
 export interface CoverageRow {
@@ -130,6 +146,8 @@ export interface Matrix {
     /** the suite's assumptions the target confirmed and rejected, as labels, with the number of checks that saw it */
     assumptions: { confirmed: Record<string, number>; rejected: Record<string, number> };
     gating: GatingCoverage;
+    /** how the judged rules were judged: through the services alone, only through the control API, not at all */
+    judgedThrough: JudgedThroughCounts;
     /** each broken precondition once, with the gating checks it left unjudged (none: found, but no check needed it) */
     preconditions: PreconditionRow[];
     /** errors outside any check (a file that did not load, a hook, an unhandled error): the run is not a pass */
@@ -176,6 +194,52 @@ function ruleVerdict(rule: Rule, results: CheckResult[], covered: boolean): Rule
   const decided = citing.filter((r) => r.verdict !== 'fail');
   for (const v of ['pass', 'setup-failed', 'unsupported', 'skipped'] as const) if (decided.some((r) => r.verdict === v)) return v;
   return 'not-run';
+}
+
+/** What an unsupported result says the target lacks: its missing capabilities (runner.ts, failure.ts), else its reason. */
+function lacking(r: CheckResult): string[] {
+  const message = r.message ?? '';
+  const listed = /does not offer: (.+)$/m.exec(message) ?? /does not offer the "(.+)" capability/.exec(message);
+  return listed ? listed[1]!.split(', ') : [message.split('\n')[0]!];
+}
+
+/**
+ * How a judged rule was judged: through the control API, the services alone, or both (the checks that decided it: a
+ * pass, a failure on it, a failure elsewhere whose own assertions held); a rule whose only results are unsupported is
+ * not judgeable on this target, and says what it needs.
+ */
+function judgedThroughOf(rule: Rule, results: CheckResult[], verdict: RuleVerdict): Pick<RuleRow, 'judgedThrough' | 'needs'> {
+  const ids = decidingIds(rule);
+  const citing = citingResults(rule, results);
+  if (verdict === 'unsupported' && citing.every((r) => r.verdict === 'unsupported'))
+    return { judgedThrough: 'not-judgeable', needs: [...new Set(citing.flatMap(lacking))].sort() };
+  if (verdict !== 'pass' && verdict !== 'fail') return {};
+  const deciding = citing.filter(
+    (r) => r.verdict === 'pass' || (r.verdict === 'fail' && ((r.rule !== undefined && ids.includes(r.rule)) || r.assertionsHeld)),
+  );
+  const kinds = new Set(deciding.flatMap((r) => (r.judgedThrough ? [r.judgedThrough] : [])));
+  if (kinds.size === 0) return {};
+  return { judgedThrough: kinds.size > 1 ? 'both' : [...kinds][0]! };
+}
+
+function judgedThroughCounts(rows: RuleRow[]): JudgedThroughCounts {
+  const count = (...kinds: RuleJudgedThrough[]) => rows.filter((r) => r.judgedThrough && kinds.includes(r.judgedThrough)).length;
+  return { services: count('black-box', 'both'), controlOnly: count('control'), notJudgeable: count('not-judgeable') };
+}
+
+/** The coverage by target kind in one line: `N rules judged through the services alone, M only through …`. */
+export function judgedThroughLine(m: Matrix): string {
+  const j = m.summary.judgedThrough ?? { services: 0, controlOnly: 0, notJudgeable: 0 };
+  return (
+    `${j.services} rules judged through the services alone, ${j.controlOnly} only through the control API, ` +
+    `${j.notJudgeable} not judgeable here`
+  );
+}
+
+/** A rule's judged-through cell: `control`, `black-box`, `both`, `not judgeable here (needs funding)`, or empty. */
+function judgedThroughCell(r: RuleRow): string {
+  if (r.judgedThrough === 'not-judgeable') return `not judgeable here (needs ${(r.needs ?? []).join(', ')})`;
+  return r.judgedThrough ?? '';
 }
 
 /** Can a failure of this check fail the gate? It cites a `must` rule that is documented (or any `must` with --strict). */
@@ -241,9 +305,10 @@ function shellWord(s: string): string {
 /**
  * The command that runs one check again as this run did: the same target (the embedded server with the same mutant or
  * variant, or the same URLs; credentials come from the environment as before), profile, seed and fast-check runs, so
- * that a property reaches the same counterexample; `--grep` selects that check alone.
+ * that a property reaches the same counterexample, and a property's counterexample path (`fcPath`, --fc-path) to go
+ * straight to it; `--grep` selects that check alone.
  */
-export function replayCommand(run: RunInfo, check: string): string {
+export function replayCommand(run: RunInfo, check: string, fcPath?: string): string {
   const t = run.target;
   const target = t.embedded
     ? [...(t.mutant ? ['--mutant', t.mutant] : []), ...(t.variant ? ['--variant', t.variant] : [])]
@@ -256,6 +321,7 @@ export function replayCommand(run: RunInfo, check: string): string {
     ...target,
     ...['--profile', run.profile, '--seed', String(run.seed)],
     ...(run.numRuns ? ['--num-runs', String(run.numRuns)] : []),
+    ...(fcPath ? ['--fc-path', fcPath] : []),
     ...(run.strict ? ['--strict'] : []),
     ...['--grep', ` ${check} \\[`],
   ];
@@ -287,7 +353,7 @@ export function groupFailures(results: CheckResult[], run: RunInfo): CheckResult
   return fresh.map((r) => {
     if (r.verdict !== 'fail') return r;
     const blockedBy = rootOf.get(r);
-    return { ...r, replay: replayCommand(run, r.check), ...(blockedBy ? { blockedBy } : {}) };
+    return { ...r, replay: replayCommand(run, r.check, r.fcPath), ...(blockedBy ? { blockedBy } : {}) };
   });
 }
 
@@ -317,26 +383,30 @@ export function buildMatrix(
   const results = groupFailures(checkResults, run);
   const { rows, uncovered } = coverage(allChecks);
   const uncoveredSet = new Set(uncovered);
-  const ruleRows: RuleRow[] = [...rules.values()].map((rule) => ({
-    id: rule.id,
-    service: rule.service,
-    area: rule.area,
-    level: rule.level,
-    basis: rule.basis,
-    ...(rule.assumes ? { assumes: [...rule.assumes] } : {}),
-    observe: rule.observe,
-    statement: rule.statement,
-    ...(rule.source ? { source: rule.source } : {}),
-    checks: citingResults(rule, results).map((r) => ({
-      name: r.check,
-      verdict: r.verdict,
-      gating: r.gating,
-      message: r.verdict === 'pass' ? undefined : r.message,
-      ...(r.blockedBy ? { blockedBy: r.blockedBy } : {}),
-      ...(r.verdict === 'fail' ? { rule: r.rule, assertionsHeld: Boolean(r.assertionsHeld) } : {}),
-    })),
-    verdict: ruleVerdict(rule, results, !uncoveredSet.has(rule.id)),
-  }));
+  const ruleRows: RuleRow[] = [...rules.values()].map((rule) => {
+    const verdict = ruleVerdict(rule, results, !uncoveredSet.has(rule.id));
+    return {
+      id: rule.id,
+      service: rule.service,
+      area: rule.area,
+      level: rule.level,
+      basis: rule.basis,
+      ...(rule.assumes ? { assumes: [...rule.assumes] } : {}),
+      observe: rule.observe,
+      statement: rule.statement,
+      ...(rule.source ? { source: rule.source } : {}),
+      checks: citingResults(rule, results).map((r) => ({
+        name: r.check,
+        verdict: r.verdict,
+        gating: r.gating,
+        message: r.verdict === 'pass' ? undefined : r.message,
+        ...(r.blockedBy ? { blockedBy: r.blockedBy } : {}),
+        ...(r.verdict === 'fail' ? { rule: r.rule, assertionsHeld: Boolean(r.assertionsHeld) } : {}),
+      })),
+      verdict,
+      ...judgedThroughOf(rule, results, verdict),
+    };
+  });
   const checks = { pass: 0, fail: 0, unsupported: 0, skipped: 0, 'setup-failed': 0 } as Record<Verdict, number>;
   for (const r of results) checks[r.verdict]++;
   const failures = failureRoots(results);
@@ -369,6 +439,7 @@ export function buildMatrix(
       rules: { total: ruleRows.length, covered: ruleRows.length - uncovered.length, ...ruleCounts },
       assumptions: assumptionCounts(results),
       gating: gatingCoverage(ruleRows, results, run.strict),
+      judgedThrough: judgedThroughCounts(ruleRows),
       preconditions,
       errors,
     },
@@ -582,6 +653,8 @@ export function renderMarkdown(m: Matrix): string {
     '',
     `**Gating rules:** ${gatingLine(m)}.`,
     '',
+    `**Judged through:** ${judgedThroughLine(m)}.`,
+    '',
     ...(m.summary.preconditions.length
       ? [
           '## Broken preconditions (checks not judged)',
@@ -632,10 +705,10 @@ export function renderMarkdown(m: Matrix): string {
     for (const row of tallied) lines.push(`| ${row.check} | ${row.verdict} | ${row.total} | ${cell(row.perOperation)} |`);
     lines.push('');
   }
-  lines.push('## Rules', '', '| Rule | Level | Basis | Verdict | Checks | Statement |', '|---|---|---|---|---|---|');
+  lines.push('## Rules', '', '| Rule | Level | Basis | Verdict | Judged through | Checks | Statement |', '|---|---|---|---|---|---|---|');
   for (const r of m.rules) {
     lines.push(
-      `| ${r.id} | ${r.level} | ${basisOf(r)} | ${r.verdict} | ${cell(r.checks.map((c) => `${c.name}: ${checkVerdict(r, c).text}`).join('; '))} | ${cell(r.statement)} |`,
+      `| ${r.id} | ${r.level} | ${basisOf(r)} | ${r.verdict} | ${cell(judgedThroughCell(r))} | ${cell(r.checks.map((c) => `${c.name}: ${checkVerdict(r, c).text}`).join('; '))} | ${cell(r.statement)} |`,
     );
   }
   if (m.uncovered.length) lines.push('', `## Uncovered rules (${m.uncovered.length})`, '', m.uncovered.join(', '));
@@ -682,7 +755,7 @@ export function renderHtml(m: Matrix): string {
   const rows = rulesFailuresFirst(m)
     .map(
       (r) =>
-        `<tr id="${esc(r.id)}" class="v-${r.verdict}"><td><a href="#${esc(r.id)}"><code>${esc(r.id)}</code></a></td><td>${r.level}</td><td>${esc(basisOf(r))}</td><td>${badge(r.verdict)}</td>` +
+        `<tr id="${esc(r.id)}" class="v-${r.verdict}"><td><a href="#${esc(r.id)}"><code>${esc(r.id)}</code></a></td><td>${r.level}</td><td>${esc(basisOf(r))}</td><td>${badge(r.verdict)}</td><td>${esc(judgedThroughCell(r))}</td>` +
         `<td>${r.checks
           .map((c) => {
             const shown = checkVerdict(r, c);
@@ -744,6 +817,7 @@ ${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}${t.varian
 <tr><th>/api/v1/info</th><td><pre>${esc(JSON.stringify(t.info ?? null, null, 1))}</pre></td></tr></table>
 <p><b>Checks:</b> ${esc(checkCounts(m))}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
 <p><b>Gating rules:</b> ${esc(gatingLine(m))}.</p>
+<p><b>Judged through:</b> ${esc(judgedThroughLine(m))}.</p>
 ${m.summary.preconditions.length ? `<h2>Broken preconditions (checks not judged)</h2><ul>${m.summary.preconditions.map((p) => `<li><b>${esc(p.id)}</b> (${p.checks.length} gating checks not judged): ${esc(p.problem)}<br>fix: <code>${esc(p.fix)}</code>${p.checks.length ? `<details><summary>checks</summary>${esc(p.checks.join(', '))}</details>` : ''}</li>`).join('')}</ul>` : ''}
 ${m.summary.errors.length ? `<h2>Errors outside any check</h2><ul>${m.summary.errors.map((e) => `<li><pre>${esc(e)}</pre></li>`).join('')}</ul>` : ''}
 <p>${esc(assumptionsLine(m))}</p>
@@ -751,7 +825,7 @@ ${m.summary.errors.length ? `<h2>Errors outside any check</h2><ul>${m.summary.er
 <h2>Coverage</h2><table><tr><th>Service</th><th>Area</th><th>Rules</th><th>Covered</th><th></th></tr>${cov}</table>
 ${badInputs}<h2>Rules</h2><div id="f"><label>Search: <input id="q" type="search" placeholder="rule id, check, text"></label> <label>Verdict: <select id="v">
 <option value="">all</option>${VERDICT_ORDER.map((v) => `<option>${v}</option>`).join('')}</select></label> <span id="n"></span></div>
-<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Checks</th><th>Statement and source</th></tr></thead><tbody>
+<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Basis</th><th>Verdict</th><th>Judged through</th><th>Checks</th><th>Statement and source</th></tr></thead><tbody>
 ${rows}
 </tbody></table><script>${FILTER_SCRIPT}</script></body></html>
 `;

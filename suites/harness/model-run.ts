@@ -23,6 +23,7 @@ export async function modelRun<Model extends object, Real>(
   let broken: unknown;
   let failure: ConformanceFailure | undefined;
   let calls: Exchange[] = [];
+  const { ordinal, parameters } = t.nextProperty(numRuns);
   const details = await fc.check(
     fc.asyncProperty(commands, async (sequence) => {
       if (broken !== undefined) return true;
@@ -45,7 +46,7 @@ export async function modelRun<Model extends object, Real>(
         throw e;
       }
     }),
-    { seed: t.env.seed, numRuns },
+    parameters,
   );
   if (!details.failed || !failure) {
     if (broken !== undefined) throw broken;
@@ -64,6 +65,7 @@ export async function modelRun<Model extends object, Real>(
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
       numRuns,
+      ordinal,
       counterexample: details.counterexample ? String(details.counterexample[0]) : undefined,
     },
   );

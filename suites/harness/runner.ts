@@ -7,6 +7,7 @@ import { escapeControls } from './terminal.ts';
 import { isGating, loadCatalogue, type Rule } from './rules.ts';
 import { profileIncludes, type Basis, type Level, type TargetEnv, type Verdict } from './types.ts';
 import { toCurl } from './curl.ts';
+import { fcPathOption } from './fc-path.ts';
 import { guardSharedState } from './schedule.ts';
 import { specRule } from '../../generators/vocabulary.ts';
 
@@ -53,6 +54,8 @@ export interface CheckResult {
   blockedBy?: string;
   /** set by the matrix: the command that runs this check again against the same target, profile and seed */
   replay?: string;
+  /** a property's counterexample as --fc-path takes it (fc-path.ts): the replay goes straight to it */
+  fcPath?: string;
   /**
    * How a pass or fail was judged: `control` when the check called the target's control API (clock, prices, funding,
    * ...), `black-box` when it judged through the services' own operations alone, as on a partner's staging.
@@ -209,6 +212,7 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
       message,
       reproductions: summarize(t.exchanges),
       ...(failedAt ? { failedAt } : {}),
+      ...(outcome.property?.path ? { fcPath: fcPathOption({ property: outcome.property.ordinal ?? 1, path: outcome.property.path }) } : {}),
       ...withFailingAnswer(outcome),
       judgedThrough,
     };

@@ -16,6 +16,7 @@ export interface TargetConfig {
   seed: number;
   strict: boolean;
   numRuns: number;
+  fcPath?: TargetEnv['fcPath'];
   timeoutMs: number;
   maxRps: number;
   /** Requests in flight at once; 0 = no cap; absent = the default (8). */

@@ -1,5 +1,6 @@
 /** Shared vocabulary of the harness: profiles, capabilities, levels and verdicts (STYLE.md 4 and 5). */
 import { CAPABILITIES, type Capability } from '../../generators/vocabulary.ts';
+import type { FcPath } from './fc-path.ts';
 
 export const PROFILES = ['smoke', 'readonly', 'full'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -29,6 +30,8 @@ export interface TargetEnv {
   profile: Profile;
   seed: number;
   numRuns: number;
+  /** --fc-path: one property of the check replayed straight to its counterexample with the seed (fc-path.ts) */
+  fcPath?: FcPath;
   strict: boolean;
   timeoutMs: number;
   /** Request budget in requests per second for the whole run; 0 = none (--max-rps). */

@@ -42,7 +42,6 @@ export const pauseThenResume = defineCheck({
   service: 'orders',
   rules: ['OA-PAUSE-001', 'OA-PAUSE-003', 'OA-RESUME-001', 'OA-RESUME-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     for (const type of ['dca', 'stop_loss'] as const) {
@@ -112,7 +111,6 @@ export const retryOfActiveDca = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-004', 'OA-RETRY-005'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const ex = await act(t, user, created.orderId, 'retry');
@@ -132,7 +130,6 @@ export const retryOfTriggerNotFailed = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-011', 'OA-RETRY-008'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'stop_loss');
     const ex = await act(t, user, created.orderId, 'retry');
@@ -357,7 +354,6 @@ export const cancelWithWithdraw = defineCheck({
   service: 'orders',
   rules: ['OA-CANCEL-011', 'OA-CANCEL-012', 'OA-CANCEL-006', 'OA-CANCEL-007'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t, 'stop_loss');
     const missing = await act(t, user, created.orderId, 'cancel', { withdraw: true });
@@ -436,7 +432,6 @@ export const concurrentCancels = defineCheck({
   service: 'orders',
   rules: ['OA-CANCEL-013'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const answers = await Promise.all([0, 1].map(() => act(t, user, created.orderId, 'cancel', { withdraw: false })));

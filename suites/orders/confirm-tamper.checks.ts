@@ -32,7 +32,6 @@ const confirmTampered = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-010', 'OA-ENV-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, intent } = await userWithIntent(t);
     // One byte of the message (its recent blockhash) flipped, then signed by the user: a valid signature over other bytes.
@@ -67,7 +66,6 @@ const tamperedEveryType = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-010'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await richUser(t);
     await t.property(
@@ -157,7 +155,6 @@ const changedDepositSigned = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-010'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await richUser(t);
     let judged = 0;

@@ -104,7 +104,6 @@ function badConfirm({ name, rules, answer, bodies }: BadConfirm) {
     service: 'orders',
     rules,
     profile: 'full',
-    needs: ['funding'],
     async run(t: CheckContext) {
       const { user, intent } = await userWithIntent(t);
       for (const [what, body] of Object.entries(bodies(intent, user))) {
@@ -126,7 +125,6 @@ const confirmTwice = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-001', 'OA-CONF-012', 'OA-ENV-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, intent } = await userWithIntent(t);
     const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
@@ -151,7 +149,6 @@ const confirmNeverInvalidTransaction = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-018'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, intent } = await userWithIntent(t);
     for (const signedTransaction of ['%%% not base64 %%%', 'AAAA', intent.transaction]) {
@@ -286,7 +283,6 @@ const depositSignature = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-003'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const created = await createOrder(t, user);

@@ -18,7 +18,6 @@ export const dcaCounters = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-001'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { order, confirm } = await createOrder(t, await intentUser(t, true));
     t.expect(
@@ -78,7 +77,6 @@ export const dcaWithFutureStartIsPending = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-005', ...USER_ORDER_RULES],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await dcaOrder(t, { startAt: await futureStartAt(t) });
     const { ex, order } = await readDca(t, user, orderId);

@@ -18,7 +18,6 @@ export const inPlaceModify = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-009'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 7200 });
@@ -36,7 +35,6 @@ export const modifyBelowMinimum = defineCheck({
   service: 'orders',
   rules: ['OA-LIM-010'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const ex = await patchDca(t, user, created.orderId, { amountPerCycle: '1000000' });
@@ -54,7 +52,6 @@ export const guardRejectionRepeatable = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-016'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     // More per cycle than the whole order: a guard the document leaves to the server (opportunistic).
@@ -76,7 +73,6 @@ export const modifyOfTrigger = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-019'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     // The assumed body first, on a DCA order (or the check skips), then on a stop_loss.
@@ -102,7 +98,6 @@ export const modifyOfTerminalDca = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-023'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await patchedDca(t);
     const cancel = await act(t, user, created.orderId, 'cancel', { withdraw: false });
@@ -125,7 +120,6 @@ export const modifyBelowMinimumFrequency = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-024'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created, order: before } = await patchedDca(t);
     const ex = await patchDca(t, user, created.orderId, { cycleFrequencySeconds: 59 });
@@ -147,7 +141,6 @@ export const modifyKeepsTheRecipient = defineCheck({
   service: 'orders',
   rules: ['OA-SHAPE-011'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created, order: before } = await patchedDca(t);
     // The other address a recipient may be (OA-SHAPE-006): the manager or the user's external wallet.
@@ -170,7 +163,6 @@ export const totalAmountModify = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-010', 'OA-DCA-014', 'OA-DCA-017', 'OA-DCA-018', 'OA-DCA-015', 'OA-DCA-011', 'OA-DCA-020', 'OA-DCA-022'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const ex = await patchDca(t, user, created.orderId, { totalAmount: RAISED_TOTAL });

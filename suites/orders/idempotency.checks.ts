@@ -113,7 +113,6 @@ const intentReplay = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-001', 'OA-IDEM-003', 'OA-IDEM-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     await pendingIntent(t, user);
@@ -173,7 +172,6 @@ const confirmReplay = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-001', 'OA-IDEM-004'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
     await fundUser(t, user.userPubkey, '500000000');
@@ -233,7 +231,6 @@ const differentBodyRejected = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-005', 'OA-ENV-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
     await fundUser(t, user.userPubkey, '500000000');
@@ -300,7 +297,6 @@ const clientErrorsNotCached = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-006'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     await pendingIntent(t, user);

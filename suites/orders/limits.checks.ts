@@ -151,7 +151,6 @@ const ocoMinOutput = defineCheck({
   service: 'orders',
   rules: ['OA-LIM-022'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const request = intentRequest('oco', { config: { minOutputAmount: '1' } });

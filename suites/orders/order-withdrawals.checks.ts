@@ -51,7 +51,6 @@ export const orderWithdrawalBuild = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-010', 'OA-OWD-001', 'OA-OWD-002', 'OA-OWD-003', 'OA-BAL-007'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
     const { order: untouched, ex: first } = await orderDetail(t, user, orderId);
@@ -128,7 +127,6 @@ export const orderWithdrawalPaysTheUser = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-028'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
     const { order } = await orderDetail(t, user, orderId);
@@ -331,7 +329,6 @@ export const orderWithdrawalInvalidTransaction = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-024'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
     await pendingOrderWithdrawal(t, user, orderId);

@@ -15,7 +15,7 @@ import {
 } from './signing-gate.ts';
 import { USDC_MINT, USDT_MINT } from './mints.ts';
 import { fill, orderTemplates } from './templates.ts';
-import { asUser, onboardedUser, testWallet, type OnboardedUser } from './users.ts';
+import { asUser, onboardedUser, partnerWalletFunds, testWallet, type OnboardedUser } from './users.ts';
 
 /**
  * Order creation as every orders check needs it: the assumed intent templates of the five order types (UNKNOWNS.md
@@ -181,8 +181,12 @@ export async function intentUser(t: CheckContext, fund: boolean): Promise<Funded
   return { ...user, keypair: wallet.keypair };
 }
 
-/** 1 native (fees) and 100 USDC into `wallet` through the control API; skipped when the target cannot fund USDC. */
+/**
+ * 1 native (fees) and 100 USDC into `wallet` through the control API; skipped when the target cannot fund USDC. Without
+ * `funding`, the run's funded wallet pays (users.ts partnerWalletFunds): only for checks that need enough, not exact, funds.
+ */
 export async function fundUser(t: CheckContext, wallet: string, usdcAmount = '100000000'): Promise<void> {
+  if (partnerWalletFunds(t, wallet, `${usdcAmount} of ${usdc()} and fees`)) return;
   await t.control.fund(wallet, 'native', '1000000000');
   try {
     await t.control.fund(wallet, usdc(), usdcAmount);

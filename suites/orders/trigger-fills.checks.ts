@@ -157,7 +157,6 @@ export const unfiredTriggerHasNoRow = defineCheck({
   service: 'orders',
   rules: ['OA-EXEC-010'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     for await (const { user, type, orderId } of triggerOrdersOfOneUser(t)) {
       await read(t, user.sub, type, orderId);

@@ -56,7 +56,6 @@ export const triggerPatchAnswersTheOrder = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-031'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     for (const [type, config] of Object.entries(VALID_PATCH) as [TriggerType, Record<string, unknown>][]) {
@@ -80,7 +79,6 @@ export const stopLossPatchMovesTheLiveTrigger = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-032'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const { orderId } = await createOrder(t, user, intentRequest('stop_loss'));
@@ -138,7 +136,6 @@ export const triggerPatchSetsTheTrail = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-039'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     for await (const { user, type, orderId } of triggerOrdersOfOneUser(t)) {
       const ex = await patched(t, user.sub, type, orderId, { trailingStopBps: 2500 });
@@ -193,7 +190,6 @@ export const refusedTriggerPatchChangesNothing = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-043'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const { orderId } = await createOrder(t, user, intentRequest('stop_loss'));

@@ -62,7 +62,6 @@ export const triggerCreationFacts = defineCheck({
     'OA-TRIG-023',
   ],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const expiresAt = await unixSecondsFromNow(t, 86_400);
     const orders = await triggerOrders(t, expiresAt);
@@ -435,7 +434,6 @@ export const ocoPricesInOrder = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-004'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
     const { orderId } = await createOrder(t, user, intentRequest('oco'));

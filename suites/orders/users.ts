@@ -121,6 +121,21 @@ function chooseWallet(t: CheckContext): TestWallet {
   return { keypair, sub: `conformance-${keypair.publicKey.toBase58().slice(0, 16)}`, generated: false };
 }
 
+/**
+ * Funds for a check that needs only enough money, never an exact amount it asserts against: through the control API
+ * when the target offers `funding` (false: the caller funds), else the run's funded wallet (TEST_WALLET_SECRET_KEY)
+ * stands in when `wallet` is it (true: nothing to fund; a deposit it cannot pay is a broken precondition of the check,
+ * never its rule); else unsupported, naming what would make it judgeable.
+ */
+export function partnerWalletFunds(t: CheckContext, wallet: string, what: string): boolean {
+  if (t.control.has('funding')) return false;
+  const own = [...walletsBySub.values()].some((k) => k.publicKey.toBase58() === wallet);
+  if (!own || !t.env.credentials.walletSecretKey)
+    throw new Unsupported('funding (or TEST_WALLET_SECRET_KEY, a funded wallet the check onboards)');
+  t.note(`funds: the run's wallet (TEST_WALLET_SECRET_KEY) pays for ${what}; no funding capability`);
+  return true;
+}
+
 /** A wallet used only to sign or to name, never onboarded: generated anywhere. */
 export function throwawayWallet(): Keypair {
   return Keypair.generate();

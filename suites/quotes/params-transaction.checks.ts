@@ -338,3 +338,74 @@ export const swapVersionSelectsTheSwapProgram = defineCheck({
     });
   },
 });
+
+/** Format 0's limit ("Clamped to 1232 for format 0"), which format 1 ("up to 4096 bytes") is not clamped to. */
+const FORMAT_0_LIMIT = 1232;
+/** Routes judged under format 1's 4096 bytes only with this much room: half is left for a layout not shown. */
+const FORMAT_1_ROOM = 2048;
+
+/**
+ * Bytes no layout of the route's transaction goes below: its unique accounts (fee payer and programs included) at
+ * 32 bytes each, one 64-byte signature per signer (the user at least), and its instruction data.
+ */
+function leastBytes(route: unknown, user: string): number | undefined {
+  const ixs = instructionsOf(route);
+  if (!ixs) return undefined;
+  const keys = new Set([user, ...ixs.flatMap((ix) => [ix.p, ...ix.a.map((m) => m.p)])]);
+  const signers = new Set([user, ...ixs.flatMap((ix) => ix.a.filter((m) => m.s).map((m) => m.p))]);
+  return 32 * keys.size + 64 * signers.size + ixs.reduce((n, ix) => n + Buffer.from(ix.d, 'base64').length, 0);
+}
+
+/** The least bytes of each route of an answer that takes more than format 0's limit and fits format 1's with room. */
+function overFormat0(call: { body: unknown }): number[] {
+  return routesOf(call.body)
+    .map(([, route]) => leastBytes(route, QUOTE_DEFAULTS.userPublicKey))
+    .filter((n): n is number => n !== undefined && n > FORMAT_0_LIMIT && n <= FORMAT_1_ROOM);
+}
+
+/**
+ * "Clamped to 1232 for format 0 and 4096 for format 1": a format-1 route that no layout fits in 1232 bytes, served
+ * without the size filter, is still served with sizeConstraint=4096. The pair is tried at growing amounts until the
+ * target shows such a route (it need not have one); routes move between calls, so up to three pairs are compared.
+ */
+export const format1SizeConstraintIsNotClampedTo1232 = defineCheck({
+  name: 'format-1-sizeconstraint-4096-keeps-routes-over-1232-bytes',
+  service: 'quotes',
+  rules: ['Q-PARAM-050'],
+  profile: 'smoke',
+  async run(t: CheckContext) {
+    const d = await discover(t);
+    const j = new Judge(t);
+    const format1 = (changes: QuoteParams) => quoteParams({ transactionFormat: 1, numQuotes: maxNumQuotes(d), ...changes });
+    const amounts = [1n, 100n, 10_000n, 1_000_000n].map((k) => (BigInt(QUOTE_DEFAULTS.amount) * k).toString());
+    let amount: string | undefined;
+    let unfiltered: number[] = [];
+    for (const a of amounts) {
+      unfiltered = overFormat0(await quote(t, j, d, format1({ amount: a, addSizeConstraint: false })));
+      if (unfiltered.length > 0) {
+        amount = a;
+        break;
+      }
+    }
+    if (amount === undefined)
+      t.skip(
+        `no format-1 route of the pair at amounts ${amounts.join(', ')} needs more than ${FORMAT_0_LIMIT} bytes (and at most ${FORMAT_1_ROOM}); the document requires none`,
+      );
+    const seen: { unfiltered: number[]; withSizeConstraint4096: number[] | string }[] = [];
+    let last: Awaited<ReturnType<typeof quote>> | undefined;
+    for (let round = 0; round < 3; round++) {
+      if (round > 0) unfiltered = overFormat0(await quote(t, j, d, format1({ amount, addSizeConstraint: false })));
+      if (unfiltered.length === 0) continue; // the big route is gone for now: nothing to compare this round
+      last = await quote(t, j, d, format1({ amount, sizeConstraint: 4096 }));
+      expectAccepted(t, 'Q-PARAM-050', last, `sizeConstraint=4096 with transactionFormat=1, amount ${amount}`);
+      const kept = overFormat0(last);
+      if (kept.length > 0) return;
+      seen.push({ unfiltered, withSizeConstraint4096: last.status === 200 ? kept : `status ${last.status}` });
+    }
+    t.expect('Q-PARAM-050', false, {
+      documented: `with transactionFormat=1 sizeConstraint is clamped to 4096, not ${FORMAT_0_LIMIT}: a route that takes more than ${FORMAT_0_LIMIT} bytes (accounts at 32, signatures at 64, instruction data) and is served without the size filter is still served with sizeConstraint=4096`,
+      received: { amount, leastBytesOfRoutesOver1232: seen },
+      exchange: last?.ex,
+    });
+  },
+});

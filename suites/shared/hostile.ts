@@ -252,32 +252,26 @@ export const runsPerOperation = (t: CheckContext) => Math.max(3, Math.ceil(t.env
 
 /**
  * Send one hostile request without retries or spec validation (the hostile checks judge the answer themselves). No
- * answer in time is a failure of `rule`; a dropped connection is one too, when it drops again on a second try.
+ * answer in time is a failure of `rule`, and so is a dropped connection: a keep-alive connection the target closed
+ * while this worker was busy is not one (the client sends a request that may be sent twice once more on a new
+ * connection, and any other on a connection of its own: suites/harness/client.ts).
  */
 export async function sendHostile(t: CheckContext, client: ServiceClient, rule: RuleId, spec: RequestSpec): Promise<Exchange> {
   const request = { ...spec, retry: false, validate: false };
   const what = `${request.method ?? 'GET'} ${request.path}`;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await client.request(request);
-    } catch (e) {
-      if (e instanceof ConformanceFailure) {
-        t.fail(rule, {
-          documented: `${what} with a malformed request is answered within the suite's timeout`,
-          received: e.detail.received,
-        });
-      }
-      // A connection the target closed while this worker was busy (building arbitraries) may still be in the pool: the
-      // pause lets its close arrive, so the second try goes out on a live connection.
-      if (e instanceof SetupFailed && attempt < 2) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        continue;
-      }
-      if (e instanceof SetupFailed) {
-        t.fail(rule, { documented: `${what} with a malformed request is answered (a client error), not dropped`, received: e.reason });
-      }
-      throw e;
+  try {
+    return await client.request(request);
+  } catch (e) {
+    if (e instanceof ConformanceFailure) {
+      t.fail(rule, {
+        documented: `${what} with a malformed request is answered within the suite's timeout`,
+        received: e.detail.received,
+      });
     }
+    if (e instanceof SetupFailed) {
+      t.fail(rule, { documented: `${what} with a malformed request is answered (a client error), not dropped`, received: e.reason });
+    }
+    throw e;
   }
 }
 

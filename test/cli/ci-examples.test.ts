@@ -1,7 +1,8 @@
 /**
- * The CI examples (ci-examples/) parse as YAML and hold what a service team copies: the GitHub workflow against the
- * essentials of the workflow syntax (a hand-written schema: @schemastore/github-workflow ships TypeScript types only, no
- * schema JSON), the GitLab job by hand.
+ * The CI examples (ci-examples/) parse as YAML and hold what a service team copies: the suite run as the package from
+ * the service's own repository (npx at a pinned ref, no clone), the GitHub workflow against the essentials of the
+ * workflow syntax (a hand-written schema: @schemastore/github-workflow ships TypeScript types only, no schema JSON), the
+ * GitLab job by hand.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -97,12 +98,18 @@ describe('ci-examples/github-actions.yml', () => {
     expect((job.env as Record<string, string>).CONFORMANCE_ORDERS_URL).toBe('${{ github.event.deployment_status.environment_url }}');
   });
 
-  test('on Node 22 with the npm cache; the suite from its own repository, not a checkout of the service', () => {
+  test('on Node 22 with the npm cache; the suite run as the package at a pinned ref, no checkout of it', () => {
     const node = steps.find((s) => String(s.uses).startsWith('actions/setup-node@'))!;
-    expect(node.with).toMatchObject({ 'node-version': 22, cache: 'npm' });
-    const suite = steps.find((s) => String(s.uses).startsWith('actions/checkout@'))!;
-    expect((suite.with as Record<string, string>).repository).toMatch(/^[\w-]+\/[\w-]+$/);
-    expect(steps.some((s) => /npm run conformance -- .*--report-dir/.test(String(s.run)))).toBe(true);
+    expect(node.with).toMatchObject({ 'node-version': 22 });
+    const cache = steps.find((s) => String(s.uses).startsWith('actions/cache@'))!;
+    expect(cache.with).toEqual({ path: '~/.npm', key: 'conformance-npm-${{ env.SUITE_REF }}' });
+    const env = job.env as Record<string, string>;
+    expect(env.SUITE).toMatch(/^github:[\w-]+\/solana-trading-conformance$/);
+    expect(env.SUITE_REF).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect(steps.some((s) => String(s.uses).startsWith('actions/checkout@'))).toBe(false);
+    const run = steps.find((s) => String(s.run).includes('npx'))!;
+    expect(run.run).toMatch(/^npx --yes "\$SUITE#\$SUITE_REF" .*--report-dir reports$/);
+    expect(run['working-directory']).toBeUndefined();
   });
 
   test('writes matrix.md to the job summary and shows the JUnit results, whatever the verdict', () => {
@@ -141,10 +148,14 @@ describe('ci-examples/gitlab-ci.yml', () => {
     expect(artifacts.reports.junit).toMatch(/junit\.xml$/);
   });
 
-  test('the suite from its own repository at a pinned ref, its reports where the artifacts are taken', () => {
-    const script = (job.script as string[]).join('\n');
-    expect(script).toMatch(/git clone .*"\$SUITE_REF" "\$SUITE_REPO"/);
-    expect(script).toMatch(/npm run conformance -- .*--report-dir "\$CI_PROJECT_DIR\/reports"/);
+  test('the suite run as the package at a pinned ref (no clone of it), its reports where the artifacts are taken', () => {
+    const variables = job.variables as Record<string, string>;
+    expect(variables.SUITE_REPO).toMatch(/^git\+https:\/\/.+\/solana-trading-conformance\.git$/);
+    expect(variables.SUITE_REF).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect((job.cache as { key: string }).key).toContain('$SUITE_REF');
+    const script = job.script as string[];
+    expect(script.some((c) => /git clone|npm ci/.test(c))).toBe(false);
+    expect(script).toContain('npx --yes "$SUITE_REPO#$SUITE_REF" --profile readonly --report-dir "$CI_PROJECT_DIR/reports"');
     expect((job.artifacts as { reports: { junit: string } }).reports.junit.startsWith('reports/')).toBe(true);
   });
 });

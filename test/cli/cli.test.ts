@@ -1,11 +1,7 @@
 /** The CLI end to end, as a CI job or a partner runs it: exit codes, reports, sharding, secrets. */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { describe, expect, test } from 'vitest';
@@ -14,30 +10,9 @@ import { mutants } from '../../fixtures/mutants/index.ts';
 import { WALLET_FUNDS } from '../../fixtures/server/staging/credentials.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
 import { expectValidMatrix } from './matrix-schema.ts';
+import { cli, filesUnder, fullRunOf, listenLoopback, matrixOf, mintOn, reportDir as tmp } from './run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)),
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-const tmp = () => mkdtempSync(join(tmpdir(), 'conformance-'));
-const matrixOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
 const verdicts = (m: Matrix) => Object.fromEntries(m.checks.map((c) => [c.check, c.verdict]));
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)) : [join(dir, f)]));
-}
 
 /**
  * A transparent proxy to `upstream` that learns every secret the control API mints through it (`apiKey`, `jwt` of its
@@ -76,15 +51,7 @@ async function recordingProxy(
       out.end(Buffer.concat(body));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
+  return listenLoopback(server);
 }
 
 /** What of a secret must never be printed: the whole value, and for a JWT its signature less one character (a check alters one). */
@@ -146,32 +113,14 @@ describe('conformance CLI', () => {
   test('serve + conformance with URLs gives the same verdicts as npm start; secrets never reach a report', async () => {
     const server = await startReferenceServer({ port: 0 });
     try {
-      const tenant = (await (
-        await fetch(`${server.controlUrl}/tenants`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-      ).json()) as { apiKey: string };
+      const apiKey = (await mintOn(server.controlUrl, '/tenants')).apiKey!;
       const dir = tmp();
-      const r = await cli(
-        [
-          '--orders-url',
-          server.ordersUrl,
-          '--quotes-url',
-          server.quotesUrl,
-          '--control-url',
-          server.controlUrl,
-          '--profile',
-          'full',
-          '--max-rps',
-          '0',
-          '--report-dir',
-          dir,
-        ],
-        { ORDERS_API_KEY: tenant.apiKey },
-      );
+      const r = await cli([...fullRunOf(server), '--report-dir', dir], { ORDERS_API_KEY: apiKey });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       // `embedded` comes from the npm start test above (absent when only this test runs, e.g. -t secrets).
       if (embedded) expect(verdicts(matrixOf(dir))).toEqual(verdicts(embedded));
-      for (const file of filesUnder(dir)) expect(readFileSync(file, 'utf8').includes(tenant.apiKey), file).toBe(false);
-      expect(r.stdout.includes(tenant.apiKey)).toBe(false);
+      for (const file of filesUnder(dir)) expect(readFileSync(file, 'utf8').includes(apiKey), file).toBe(false);
+      expect(r.stdout.includes(apiKey)).toBe(false);
     } finally {
       await server.close();
     }
@@ -202,10 +151,7 @@ describe('conformance CLI', () => {
       const controlPrefix = new URL(server.controlUrl).pathname;
       const minted = new Set<string>();
       const proxy = await recordingProxy(server.baseUrl, controlPrefix, minted);
-      const control = async (path: string) =>
-        (await (
-          await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-        ).json()) as Record<string, string>;
+      const control = (path: string) => mintOn(server.controlUrl, path);
       try {
         const secrets: Record<string, string> = {
           ORDERS_API_KEY: (await control('/tenants')).apiKey!,
@@ -286,10 +232,7 @@ describe('conformance CLI', () => {
   // passes, the rest are unsupported or skipped, and neither the wallet secret nor a key appears in any output.
   test('secrets: a full run without control signs with TEST_WALLET_SECRET_KEY and prints it nowhere', async () => {
     const server = await startReferenceServer({ port: 0 });
-    const control = async (path: string) =>
-      (await (
-        await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-      ).json()) as Record<string, string>;
+    const control = (path: string) => mintOn(server.controlUrl, path);
     try {
       // A partner's wallet: funded as the staging-like sandbox funds the one it hands out.
       const wallet = Keypair.generate();
@@ -308,7 +251,21 @@ describe('conformance CLI', () => {
       };
       const dir = tmp();
       const r = await cli(
-        ['--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl, '--profile', 'full', '--max-rps', '0', '--report-dir', dir],
+        // No real-time waits (--budget-minutes 0): the black-box checks that wait for cycles and expiry skip, saying so.
+        [
+          '--orders-url',
+          server.ordersUrl,
+          '--quotes-url',
+          server.quotesUrl,
+          '--profile',
+          'full',
+          '--max-rps',
+          '0',
+          '--budget-minutes',
+          '0',
+          '--report-dir',
+          dir,
+        ],
         secrets,
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -1,60 +1,27 @@
 /** Ctrl-C during a full run: the run is cancelled, what it created is cleaned up, and the exit code says so. */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import type { CleanupReport } from '../../suites/orders/cleanup.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { fullRunOf, matrixOf, mintOn, reportDir, startCli } from './run-cli.ts';
 
 test('Ctrl-C cancels a full run, cleans up the orders it created and exits 130', async () => {
   const server = await startReferenceServer({ port: 0 });
   try {
-    const tenant = (await (
-      await fetch(`${server.controlUrl}/tenants`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-    ).json()) as { apiKey: string };
+    const apiKey = (await mintOn(server.controlUrl, '/tenants')).apiKey!;
     const partnerOrders = async () =>
       (
-        (await (await fetch(`${server.ordersUrl}/partners/me/orders`, { headers: { 'x-service-key': tenant.apiKey } })).json()) as {
+        (await (await fetch(`${server.ordersUrl}/partners/me/orders`, { headers: { 'x-service-key': apiKey } })).json()) as {
           data: Array<{ id: string; orderType: string; status: string; withdrawalStatus: string }>;
         }
       ).data;
-    const dir = mkdtempSync(join(tmpdir(), 'conformance-interrupt-'));
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
+    const dir = reportDir('conformance-interrupt-');
     // Its own process group, as a terminal's Ctrl-C reaches the CLI and its vitest workers together.
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'bin/conformance.ts',
-        '--orders-url',
-        server.ordersUrl,
-        '--quotes-url',
-        server.quotesUrl,
-        '--control-url',
-        server.controlUrl,
-        '--profile',
-        'full',
-        '--max-rps',
-        '0',
-        '--report-dir',
-        dir,
-      ],
-      {
-        cwd: ROOT,
-        env: { ...clean, ORDERS_API_KEY: tenant.apiKey },
-        detached: true,
-      },
-    );
+    const child = startCli([...fullRunOf(server), '--report-dir', dir], { ORDERS_API_KEY: apiKey }, true);
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.resume();
+    child.stderr?.on('data', (d) => (stderr += d));
+    child.stdout?.resume();
     const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : -2))));
     // Interrupt once the run has created an order under the run's key.
     const deadline = Date.now() + 120_000;
@@ -70,7 +37,7 @@ test('Ctrl-C cancels a full run, cleans up the orders it created and exits 130',
     for (const order of (await partnerOrders()).filter((o) => o.orderType !== 'slice')) {
       expect(order.status, order.id).toMatch(/^(cancelled|completed|failed|expired)$/);
     }
-    expect(JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')).summary.verdict).toBe('interrupted');
+    expect(matrixOf(dir).summary.verdict).toBe('interrupted');
   } finally {
     await server.close();
   }

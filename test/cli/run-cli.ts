@@ -1,6 +1,16 @@
-/** Runs the conformance CLI (or a printed command line) in a child process, with none of the caller's suite settings. */
-import { spawn } from 'node:child_process';
+/**
+ * Runs the conformance CLI (or a printed command line) in a child process, with none of the caller's suite settings,
+ * and the small pieces the CLI tests share: a report folder, its matrix, a key minted on the reference server's
+ * control API, a loopback server's URL and close.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Matrix } from '../../suites/harness/matrix.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -10,26 +20,78 @@ export interface Ran {
   stderr: string;
 }
 
-function ran(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
+/** The caller's environment without the suite's own settings (targets, credentials, vitest's, colours forced on). */
+function cleanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)),
+  );
+  return { ...clean, ...env };
+}
+
+function ran(child: ChildProcess): Promise<Ran> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)),
-    );
-    const child = spawn(command, args, { cwd: ROOT, env: { ...clean, ...env } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
 
+/** The CLI started, not awaited: `detached` puts it in a process group of its own, as a terminal's Ctrl-C reaches it. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, detached = false): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: cleanEnv(env), detached });
+}
+
 /** `npm run conformance -- ARGS`, without npm. */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
-  return ran(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], env);
+  return ran(startCli(args, env));
 }
 
 /** A command line as a user would paste it into a shell, from the project's folder. */
 export function shell(commandLine: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
-  return ran('sh', ['-c', commandLine], env);
+  return ran(spawn('sh', ['-c', commandLine], { cwd: ROOT, env: cleanEnv(env) }));
 }
+
+/** A fresh report folder. */
+export const reportDir = (prefix = 'conformance-') => mkdtempSync(join(tmpdir(), prefix));
+
+export const matrixOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
+
+/** Every file below `dir`, as paths. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)) : [join(dir, f)]));
+}
+
+/** POST {} to the reference server's control API at `path` (`/tenants`, `/quote-keys`, `/quote-jwts`): what it minted. */
+export async function mintOn(controlUrl: string, path: string): Promise<Record<string, string>> {
+  const answer = await fetch(`${controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  return (await answer.json()) as Record<string, string>;
+}
+
+/** `server` listening on 127.0.0.1 at a free port: its URL, and a close that drops open connections too. */
+export async function listenLoopback(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The CLI's arguments for a full run, unpaced, against a served reference server with its control API. */
+export const fullRunOf = (server: { ordersUrl: string; quotesUrl: string; controlUrl: string }) => [
+  '--orders-url',
+  server.ordersUrl,
+  '--quotes-url',
+  server.quotesUrl,
+  '--control-url',
+  server.controlUrl,
+  '--profile',
+  'full',
+  '--max-rps',
+  '0',
+];

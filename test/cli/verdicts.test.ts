@@ -3,11 +3,8 @@
  * 4) with the fix said once and no failure put on unrelated rules; junit.xml carries every verdict kind, never an empty
  * passing testcase for a check that was not judged a pass; the summary, the matrix and junit.xml count the same.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { describe, expect, test } from 'vitest';
@@ -21,24 +18,10 @@ import { decidingIds, loadCatalogue } from '../../suites/harness/rules.ts';
 import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import type { TargetEnv, Verdict } from '../../suites/harness/types.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
+import { OFFLINE_ENV } from '../harness/offline-target.ts';
+import { cli, matrixOf, mintOn, reportDir } from './run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const tmp = () => mkdtempSync(join(tmpdir(), 'conformance-verdicts-'));
-const matrixOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
-
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const tmp = () => reportDir('conformance-verdicts-');
 
 /** The testcases of a junit.xml: name, verdict property, and the `<failure>` or `<skipped>` element if any. */
 function testcases(xml: string): Array<{ name: string; verdict?: string; failure: boolean; skipped?: string }> {
@@ -96,17 +79,7 @@ function expectReportsAgree(m: Matrix, xml?: string): void {
 
 describe('verdicts of one check each, and the reports made of them (in process)', () => {
   const env: TargetEnv = {
-    ordersUrl: 'http://127.0.0.1:9',
-    quotesUrl: 'http://127.0.0.1:9',
-    capabilities: [],
-    credentials: {},
-    profile: 'readonly',
-    seed: 1,
-    numRuns: 5,
-    strict: false,
-    timeoutMs: 1000,
-    maxRps: 0,
-    expectedProviders: 2,
+    ...OFFLINE_ENV,
     preconditions: [
       {
         id: 'siws-form',
@@ -278,12 +251,8 @@ describe('the CLI', () => {
     // ORDERS_API_KEY_ALT the same key (a setup that breaks).
     const orders = await startReferenceServer({ port: 0, mutant: 'siws-of-exactly-1024-bytes-rejected' });
     const quotes = await startReferenceServer({ port: 0, mutant: 'info-protocol-version-string' });
-    const mint = async (server: typeof orders, path: string) =>
-      (await (
-        await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-      ).json()) as { apiKey: string };
     try {
-      const ordersKey = (await mint(orders, '/tenants')).apiKey;
+      const ordersKey = (await mintOn(orders.controlUrl, '/tenants')).apiKey!;
       const dir = tmp();
       const r = await cli(
         [
@@ -305,7 +274,7 @@ describe('the CLI', () => {
         {
           ORDERS_API_KEY: ordersKey,
           ORDERS_API_KEY_ALT: ordersKey,
-          QUOTES_API_KEY: (await mint(quotes, '/quote-keys')).apiKey,
+          QUOTES_API_KEY: (await mintOn(quotes.controlUrl, '/quote-keys')).apiKey!,
           TEST_WALLET_SECRET_KEY: bs58.encode(Keypair.generate().secretKey),
         },
       );

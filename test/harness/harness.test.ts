@@ -15,6 +15,7 @@ import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { decodeImage, parseDataUri } from '../../suites/shared/image.ts';
 import { sweep } from '../../suites/shared/hostile.ts';
 import { parseCli, UsageError } from '../../bin/conformance.ts';
+import { OFFLINE_ENV, OFFLINE_RUN } from './offline-target.ts';
 
 describe('redaction and reproductions', () => {
   test('a registered secret never appears in a curl reproduction; a shell variable stands in for it', () => {
@@ -102,18 +103,13 @@ describe('redaction and reproductions', () => {
 
       // A check that mints a tenant and fails on an exchange sent with its key: the reproduction names the placeholder.
       const env: TargetEnv = {
+        ...OFFLINE_ENV,
         ordersUrl: server.ordersUrl,
         quotesUrl: server.quotesUrl,
         controlUrl: server.controlUrl,
         capabilities: ['tenants', 'quote-keys'],
-        credentials: {},
         profile: 'full',
-        seed: 1,
-        numRuns: 5,
-        strict: false,
         timeoutMs: 5000,
-        maxRps: 0,
-        expectedProviders: 2,
       };
       const minted: string[] = [];
       const result = await runCheck(
@@ -253,19 +249,7 @@ describe('decoding', () => {
 });
 
 describe('runner verdicts', () => {
-  const env: TargetEnv = {
-    ordersUrl: 'http://127.0.0.1:9',
-    quotesUrl: 'http://127.0.0.1:9',
-    capabilities: [],
-    credentials: {},
-    profile: 'readonly',
-    seed: 1,
-    numRuns: 5,
-    strict: false,
-    timeoutMs: 1000,
-    maxRps: 0,
-    expectedProviders: 2,
-  };
+  const env = OFFLINE_ENV;
   const check = (run: Parameters<typeof defineCheck>[0]['run'], extra: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
     defineCheck({ name: 'a-check', service: 'quotes', rules: ['Q-INFO-003', 'Q-PROV-005'], profile: 'smoke', run, ...extra });
 
@@ -357,20 +341,7 @@ describe('runner verdicts', () => {
         env,
       ),
     ];
-    const m = buildMatrix(
-      results,
-      [check(async () => {})],
-      {
-        startedAt: 'a',
-        finishedAt: 'b',
-        profile: 'readonly',
-        seed: 1,
-        strict: false,
-        specHashes: {},
-        target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
-      },
-      '0',
-    );
+    const m = buildMatrix(results, [check(async () => {})], OFFLINE_RUN, '0');
     expect(m.summary.verdict).toBe('fail');
     expect(m.rules.find((r) => r.id === 'Q-INFO-003')?.verdict).toBe('fail');
     expect(m.rules.find((r) => r.id === 'Q-PROV-005')?.verdict).toBe('not-run');
@@ -406,20 +377,7 @@ describe('runner verdicts', () => {
         target,
       );
       expect([broken.verdict, broken.tally]).toEqual(['setup-failed', { getInfo: 1 }]);
-      const m = buildMatrix(
-        [r],
-        [sweeping],
-        {
-          startedAt: 'a',
-          finishedAt: 'b',
-          profile: 'readonly',
-          seed: 1,
-          strict: false,
-          specHashes: {},
-          target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
-        },
-        '0',
-      );
+      const m = buildMatrix([r], [sweeping], OFFLINE_RUN, '0');
       expect(m.checks[0]?.tally).toEqual({ getInfo: 3, getVenues: 2 });
       expect(renderMarkdown(m)).toMatch(
         /## Bad inputs tried per operation\n\n\| Check \| Verdict \| Total \| Per operation \|\n[^\n]*\n\| a-check \| fail \| 5 \| getInfo 3, getVenues 2 \|/,

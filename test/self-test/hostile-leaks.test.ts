@@ -7,20 +7,14 @@
  * that rewrites its answers; the run fails (the codes are wrong), and no output holds 8 consecutive characters of any
  * secret, nor a raw control character of the target.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
-import type { Matrix } from '../../suites/harness/matrix.ts';
+import { cli as runCli, filesUnder, listenLoopback, matrixOf, mintOn, reportDir } from '../cli/run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FRAGMENT = 8;
 /** The areas run: credentials on every path (failures quoting error bodies), info, and intents (setup steps, cleanup). */
 const AREAS = 'OA-AUTH-|Q-AUTH-|Q-DIST-|Q-INFO-|OA-INT-';
@@ -113,15 +107,7 @@ async function hostileProxy(
       out.end(Buffer.concat(body));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
+  return listenLoopback(server);
 }
 
 function parse(raw: Buffer): Record<string, unknown> | undefined {
@@ -133,27 +119,8 @@ function parse(raw: Buffer): Record<string, unknown> | undefined {
   }
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST|FORCE_COLOR)/.test(k)),
-    );
-    // NO_COLOR: vitest's own colours off, so that any escape sequence in the output could only be the target's.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], {
-      cwd: ROOT,
-      env: { ...clean, NO_COLOR: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)) : [join(dir, f)]));
-}
+/** NO_COLOR: vitest's own colours off, so that any escape sequence in the output could only be the target's. */
+const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, { NO_COLOR: '1', ...env });
 
 /** Where in `text` a run of FRAGMENT characters of a secret stands, and of which: one pass with a set of windows. */
 function fragmentsIn(text: string, windows: Map<string, string>): string[] {
@@ -169,10 +136,7 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
   const server = await startReferenceServer({ port: 0 });
   let proxy: Awaited<ReturnType<typeof hostileProxy>> | undefined;
   try {
-    const mint = async (path: string) =>
-      (await (
-        await fetch(`${server.controlUrl}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-      ).json()) as Record<string, string>;
+    const mint = (path: string) => mintOn(server.controlUrl, path);
     const secrets: Record<string, string> = {
       ORDERS_API_KEY: (await mint('/tenants')).apiKey!,
       ORDERS_API_KEY_ALT: (await mint('/tenants')).apiKey!,
@@ -184,7 +148,7 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     const known = new Set(Object.values(secrets));
     proxy = await hostileProxy(server.baseUrl, new URL(server.controlUrl).pathname, known, Object.values(secrets));
     const via = (url: string) => url.replace(server.baseUrl, proxy!.url);
-    const dir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
+    const dir = reportDir('conformance-hostile-');
     const r = await cli(
       [
         '--orders-url',
@@ -219,7 +183,7 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     expect(outputs.some(([name]) => name.startsWith('allure-results/'))).toBe(true);
 
     // The reflections reached the reports, redacted, and the escapes shown as text: the test judged real traffic.
-    const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
+    const m = matrixOf(dir);
     const messages = m.checks.map((c) => c.message ?? '').join('\n');
     expect(m.checks.filter((c) => c.verdict === 'fail').length).toBeGreaterThan(20);
     // A setup step's body cut at 300 characters, 13 characters into a key: the piece is redacted as a part.

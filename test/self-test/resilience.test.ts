@@ -43,16 +43,20 @@ describe('the flaky transport injects only what the documents allow, on a fixed 
     expect(at('503')).toEqual([7, 14, 21, 28, 35, 42, 49, 63, 70, 77]); // 56 follows the reset of 55
     expect(at('reset')).toEqual([11, 33, 44, 55, 66]); // 22 follows the 503 of 21; 77 is a 503
     for (let i = 1; i < got.length; i++) expect(got[i] !== undefined && got[i - 1] !== undefined).toBe(false);
-    // A request seen among the last 16 order GETs (a retry, or a quick poll) is let through even on its turn.
+    // A request seen among the last 16 order GETs or in the last 10 s (a retry, or a quick poll) is let through even
+    // on its turn; the clock is given (ms).
     const again = new FlakySchedule();
-    for (let i = 1; i < FLAKY_503_EVERY; i++) again.next(`GET /r${i}`);
-    expect(again.next('GET /same')).toBe('503');
-    for (let i = 1; i < FLAKY_503_EVERY; i++) again.next(`GET /s${i}`);
-    expect(again.next('GET /same')).toBeUndefined(); // the 14th: its turn, but a repeat
-    for (let i = 15; i < 21; i++) again.next(`GET /t${i}`);
-    expect(again.next('GET /same')).toBeUndefined(); // the 21st: still a repeat (the 14th was 7 GETs ago)
-    for (let i = 22; i < 42; i++) again.next(`GET /u${i}`);
-    expect(again.next('GET /same')).toBe('503'); // the 42nd: 20 other GETs later, a first attempt again
+    for (let i = 1; i < FLAKY_503_EVERY; i++) again.next(`GET /r${i}`, 0);
+    expect(again.next('GET /same', 0)).toBe('503');
+    for (let i = 1; i < FLAKY_503_EVERY; i++) again.next(`GET /s${i}`, 0);
+    expect(again.next('GET /same', 0)).toBeUndefined(); // the 14th: its turn, but a repeat
+    for (let i = 15; i < 21; i++) again.next(`GET /t${i}`, 0);
+    expect(again.next('GET /same', 0)).toBeUndefined(); // the 21st: still a repeat (the 14th was 7 GETs ago)
+    for (let i = 22; i < 98; i++) again.next(`GET /u${i}`, 1000);
+    // the 98th: 76 other GETs later (checks running side by side), but 1 s after its last try: still a repeat
+    expect(again.next('GET /same', 1000)).toBeUndefined();
+    for (let i = 99; i < 119; i++) again.next(`GET /v${i}`, 12_000);
+    expect(again.next('GET /same', 12_000)).toBe('503'); // the 119th: 11 s and 20 GETs later, a first attempt again
     expect([FLAKY_503_EVERY, FLAKY_RESET_EVERY]).toEqual([7, 11]);
   });
 
@@ -104,8 +108,8 @@ describe('the flaky transport injects only what the documents allow, on a fixed 
 });
 
 describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST_SEED})`, () => {
-  // The slow run takes the readonly profile, without the big tables: every added request costs 200 ms on average and
-  // the runs are sequential, so the full profile (5,500 requests) would take 20 minutes and readonly 5. Checks that
+  // The slow run takes the readonly profile, without the big tables: every added request costs 200 ms on average, so
+  // even with 8 checks at once (as the CLI runs them) the full profile would take many minutes. Checks that
   // send more than SLOW_MAX_REQUESTS on the faithful server (hostile-input and key tables on every operation, each
   // request judged on its own) are left out; what remains is about 600 requests.
   const SLOW_MAX_REQUESTS = 30;
@@ -136,7 +140,9 @@ describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST
     const small = new Set(faithfulReadonly.filter((r) => r.requests <= SLOW_MAX_REQUESTS).map((r) => r.check));
     const subset = readonly.filter((c) => small.has(c.name));
     expect(subset.length).toBeGreaterThan(100);
-    const slow = await timed(() => runAgainstReference({ latencyMs: [100, 300] }, subset, { profile: 'readonly', numRuns: SLOW_NUM_RUNS }));
+    const slow = await timed(() =>
+      runAgainstReference({ latencyMs: [100, 300] }, subset, { profile: 'readonly', numRuns: SLOW_NUM_RUNS, checksAtOnce: 8 }),
+    );
     timings.push(
       `latency 100-300 ms, readonly: ${seconds(slow.ms)}, ${subset.length} of ${readonly.length} checks ` +
         `(those sending at most ${SLOW_MAX_REQUESTS} requests), ${requests(slow.value)} requests`,
@@ -149,11 +155,12 @@ describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST
 
   // The Proof of the issue: random latency and occasional documented 503s at once, on the whole full profile. The
   // latency is small here (0-15 ms, drawn per request) so the run stays within a few minutes; races and polls see
-  // answers arrive out of order, which is what latency does to them.
+  // answers arrive out of order, which is what latency does to them. Checks run 8 at once, as the CLI runs them.
   test('random latency with occasional 503 RPC_UNAVAILABLE and connection resets on order GETs: the full verdicts are the faithful ones', async () => {
     let faults = { '503': 0, reset: 0 };
     const flaky = await timed(() =>
       runAgainstReference({ flaky: true, latencyMs: [0, 15] }, allChecks, {
+        checksAtOnce: 8,
         inspect: (s) => {
           faults = s.transportFaults();
         },

@@ -2,7 +2,9 @@
 import { startReferenceServer, type ReferenceServerOptions, type RunningServer } from '../../fixtures/server/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
+import { segments } from '../../suites/harness/schedule.ts';
 import { prepareTarget, type TargetConfig } from '../../suites/harness/target.ts';
+import type { TargetEnv } from '../../suites/harness/types.ts';
 
 export const SELF_TEST_SEED = Number(process.env.CONFORMANCE_SEED ?? 20261122);
 
@@ -10,12 +12,14 @@ export const SELF_TEST_SEED = Number(process.env.CONFORMANCE_SEED ?? 20261122);
 export type RunOverrides = Partial<Pick<TargetConfig, 'profile' | 'maxRps' | 'maxConcurrency' | 'timeoutMs' | 'numRuns'>> & {
   /** Called with the server once the checks ran, before it closes (to read its transport counters). */
   inspect?: (server: RunningServer) => void;
+  /** Run up to this many checks at once, as the CLI does (suites/harness/schedule.ts); default 1, one after another. */
+  checksAtOnce?: number;
 };
 
 export async function runAgainstReference(
   options: ReferenceServerOptions,
   checks: readonly Check[],
-  { inspect, ...overrides }: RunOverrides = {},
+  { inspect, checksAtOnce = 1, ...overrides }: RunOverrides = {},
 ): Promise<CheckResult[]> {
   const server = await startReferenceServer({ port: 0, ...options });
   try {
@@ -33,13 +37,27 @@ export async function runAgainstReference(
       credentials: {},
       ...overrides,
     });
-    const results: CheckResult[] = [];
-    for (const check of checks) results.push(await runCheck(check, env));
+    const results = await runScheduled(checks, env, checksAtOnce);
     inspect?.(server);
     return results;
   } finally {
     await server.close();
   }
+}
+
+/** The checks in order, `atOnce` at a time except those that run alone (schedule.ts); results in the checks' order. */
+async function runScheduled(checks: readonly Check[], env: TargetEnv, atOnce: number): Promise<CheckResult[]> {
+  const results = new Map<Check, CheckResult>();
+  for (const segment of segments(checks)) {
+    const queue = [...segment.checks];
+    const lanes = segment.alone ? 1 : Math.max(1, Math.min(atOnce, queue.length));
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        for (let check = queue.shift(); check; check = queue.shift()) results.set(check, await runCheck(check, env));
+      }),
+    );
+  }
+  return checks.map((check) => results.get(check)!);
 }
 
 export function describeResults(results: CheckResult[]): string {

@@ -3,6 +3,7 @@ import { modelRun } from '../../harness/model-run.ts';
 import { commandsOf } from './commands.ts';
 import { setup, type Family } from './model.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
+import { USER_ORDER_RULES } from '../steps/invariant-rules.ts';
 
 /**
  * One model-based test per order family (DCA, trigger orders, slice): generated sequences of commands (create,
@@ -12,8 +13,8 @@ import type { RuleId } from '../../../generators/vocabulary.ts';
  * shrunk and printed with the seed and its HTTP calls (suites/harness/model-run.ts).
  */
 
-/** The rules every family's model run judges: the model's facts, then the passive order invariants (order-invariants.ts). */
-const RULES: RuleId[] = [
+/** The model's facts every family's model run judges; it cites the passive order invariants (USER_ORDER_RULES) too. */
+const MODEL_RULES = [
   'OA-STATE-002',
   'OA-STATE-013',
   'OA-STATE-014',
@@ -27,33 +28,7 @@ const RULES: RuleId[] = [
   'OA-OWD-011',
   'OA-BAL-007',
   'OA-BAL-014',
-  'OA-SHAPE-002',
-  'OA-SHAPE-003',
-  'OA-SHAPE-005',
-  'OA-SHAPE-006',
-  'OA-SHAPE-007',
-  'OA-SHAPE-008',
-  'OA-SHAPE-009',
-  'OA-FMT-001',
-  'OA-FMT-002',
-  'OA-FMT-003',
-  'OA-FMT-004',
-  'OA-FMT-005',
-  'OA-FMT-006',
-  'OA-STATE-001',
-  'OA-STATE-003',
-  'OA-STATE-004',
-  'OA-STATE-005',
-  'OA-STATE-006',
-  'OA-STATE-007',
-  'OA-STATE-009',
-  'OA-STATE-010',
-  'OA-STATE-011',
-  'OA-OWD-008',
-  'OA-OWD-009',
-  'OA-DCA-002',
-  'OA-SHAPE-004',
-];
+] as const satisfies readonly RuleId[];
 /** Few, short sequences: each run onboards a user and creates orders, and the suite runs 8 times in npm test. */
 const runs = (t: CheckContext) => Math.max(16, Math.round(t.env.numRuns / 5));
 const MAX_COMMANDS = 14;
@@ -62,7 +37,7 @@ function familyModel(family: Family, name: string) {
   return defineCheck({
     name,
     service: 'orders',
-    rules: RULES,
+    rules: [...MODEL_RULES, ...USER_ORDER_RULES],
     profile: 'full',
     needs: ['funding'],
     alone: true,

@@ -1,18 +1,16 @@
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
- * The rules `expectOrderInvariants` (suites/orders/order-invariants.ts) judges on a user-scoped order read: a check
- * that reads its orders through it spreads this list in its `rules` (t.expect refuses a rule the check does not cite).
- * A grep for one of these ids finds this list; reports/rules.md names, under each rule, the checks that cite it
- * `via USER_ORDER_RULES`, and lists the expansion under each check that spreads it ("Checks that spread a rule-list
- * constant").
+ * The rules `expectOrderInvariants` (suites/orders/order-invariants.ts) judges, by what the read lets it judge; a check
+ * that reads its orders through it spreads the matching list in its `rules` (t.expect refuses a rule the check does not
+ * cite). A grep for one of these ids finds this file; reports/rules.md names, under each rule, the checks that cite it
+ * `via` a constant, and lists the expansion under each check that spreads it ("Checks that spread a rule-list constant").
  */
-export const USER_ORDER_RULES = [
+
+/** On every read, whoever reads it and whether or not the owner is known (a partner's passive read of the tenant). */
+export const ORDER_READ_RULES = [
   'OA-SHAPE-002',
   'OA-SHAPE-003',
-  'OA-SHAPE-005',
-  'OA-SHAPE-006',
-  'OA-SHAPE-007',
   'OA-SHAPE-008',
   'OA-SHAPE-009',
   'OA-FMT-001',
@@ -33,5 +31,15 @@ export const USER_ORDER_RULES = [
   'OA-OWD-008',
   'OA-OWD-009',
   'OA-DCA-002',
-  'OA-SHAPE-004',
 ] as const satisfies readonly RuleId[];
+
+/** With a known owner and creation: `/partners/me/*` reads of the partner's own orders (no tenant fields there). */
+export const PARTNER_ORDER_RULES = [
+  'OA-SHAPE-005',
+  'OA-SHAPE-006',
+  'OA-SHAPE-007',
+  ...ORDER_READ_RULES,
+] as const satisfies readonly RuleId[];
+
+/** User-scoped reads (tenantId and originatingPartner present), with a known owner and creation. */
+export const USER_ORDER_RULES = [...PARTNER_ORDER_RULES, 'OA-SHAPE-004'] as const satisfies readonly RuleId[];

@@ -4,7 +4,7 @@ import { MINTS } from '../../quote-support.ts';
 import { dataOf, DCA_INTENT } from '../../reads-support.ts';
 import { Target } from '../../support.ts';
 import { failure, type Probe, type Row } from '../probe.ts';
-import { creator, instructionsOf, pendingDca, TEMPLATES, userOnFreshTenant } from './steps.ts';
+import { creator, freshIntent, IDEM_DCA, instructionsOf, pendingDca, TEMPLATES } from './steps.ts';
 
 /**
  * Probes of the mutants of fixtures/mutants/orders/intent.ts (OA-INT): each observes only what its mutant's rule is
@@ -12,23 +12,16 @@ import { creator, instructionsOf, pendingDca, TEMPLATES, userOnFreshTenant } fro
  * (mutants.test.ts).
  */
 
-async function intentData(t: Target) {
-  const { apiKey, user } = await userOnFreshTenant(t);
-  await t.fund(user.wallet.publicKey.toBase58(), MINTS.USDC, '100000000');
-  await t.fund(user.wallet.publicKey.toBase58(), 'native', '1000000000');
-  const json = {
-    orderType: 'dca',
-    inputMint: MINTS.USDC,
-    outputMint: MINTS.SOL,
-    config: { totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 3600 },
-  };
-  const answer = await t.orders('/orders/intent', {
-    method: 'POST',
-    headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' },
-    json,
-  });
-  return (answer.body as { data: Record<string, unknown> }).data;
-}
+/** The data of a raw DCA intent of a funded user. */
+const intentData = async (t: Target) => dataOf<Row>((await freshIntent(t, IDEM_DCA, true)).answer);
+
+/** A DCA intent of a sub never onboarded ('inline-sub'), asking to onboard it inline with the wallet `userPubkey`. */
+const inlineOnboarding = (c: Awaited<ReturnType<typeof creator>>, userPubkey: string) =>
+  c.post(
+    '/orders/intent',
+    { orderType: 'dca', inputMint: MINTS.USDC, outputMint: MINTS.SOL, config: TEMPLATES.dca, onboardIfNeeded: true, userPubkey },
+    'inline-sub',
+  );
 
 export const INTENT_PROBES: Record<string, Probe> = {
   // POST /orders/intent: the pending order and its deposit transaction
@@ -63,39 +56,10 @@ export const INTENT_PROBES: Record<string, Probe> = {
     return (dataOf<Row>(await c.get('/me/orders')) as unknown as unknown[]).length;
   },
   // onboardIfNeeded
-  'onboard-if-needed-ignored': async (t) => {
-    const c = await creator(t);
-    return failure(
-      await c.post(
-        '/orders/intent',
-        {
-          orderType: 'dca',
-          inputMint: MINTS.USDC,
-          outputMint: MINTS.SOL,
-          config: TEMPLATES.dca,
-          onboardIfNeeded: true,
-          userPubkey: Keypair.generate().publicKey.toBase58(),
-        },
-        'inline-sub',
-      ),
-    );
-  },
+  'onboard-if-needed-ignored': async (t) => failure(await inlineOnboarding(await creator(t), Keypair.generate().publicKey.toBase58())),
   'inline-onboarding-binds-a-wallet-of-another-account': async (t) => {
     const c = await creator(t);
-    return failure(
-      await c.post(
-        '/orders/intent',
-        {
-          orderType: 'dca',
-          inputMint: MINTS.USDC,
-          outputMint: MINTS.SOL,
-          config: TEMPLATES.dca,
-          onboardIfNeeded: true,
-          userPubkey: c.wallet,
-        },
-        'inline-sub',
-      ),
-    );
+    return failure(await inlineOnboarding(c, c.wallet));
   },
   'never-onboarded-intent-user-answered-403': async (t) => {
     const c = await creator(t);
@@ -104,11 +68,8 @@ export const INTENT_PROBES: Record<string, Probe> = {
     );
   },
   'unknown-order-type-answered-validation-error': async (t) => {
-    const { apiKey } = await userOnFreshTenant(t);
     const json = { orderType: 'teleport', inputMint: MINTS.USDC, outputMint: MINTS.SOL, config: {} };
-    return failure(
-      await t.orders('/orders/intent', { method: 'POST', headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' }, json }),
-    );
+    return failure((await freshIntent(t, json)).answer);
   },
   'deposit-moves-one-unit-more-than-input-amount': async (t) => {
     const p = await pendingDca(t);

@@ -1,7 +1,7 @@
 import { MINTS } from '../../quote-support.ts';
 import type { Answer } from '../../support.ts';
 import { failure, type Probe, type Row } from '../probe.ts';
-import { actionScene, creator, userOnFreshTenant } from './steps.ts';
+import { actionScene, creator, freshIntent, IDEM_DCA } from './steps.ts';
 
 /**
  * Probes of the mutants of fixtures/mutants/orders/limits.ts (OA-LIM): each observes only what its mutant's rule is
@@ -10,43 +10,21 @@ import { actionScene, creator, userOnFreshTenant } from './steps.ts';
  */
 
 const detailsOf = (a: Answer) => (a.body as { error: { details: Row } }).error.details;
+/** The raw DCA intent with `config` and top-level fields changed. */
+const rawDca = (config: Row, top: Row = {}) => ({ ...IDEM_DCA, ...top, config: { ...IDEM_DCA.config, ...config } });
 const intentFailure =
   (orderType: string, config: Row, top: Row = {}): Probe =>
   async (t) =>
     failure(await (await creator(t)).intent(orderType, config, top));
 
 export const LIMITS_PROBES: Record<string, Probe> = {
-  'same-mints-answered-validation-error': async (t) => {
-    const { apiKey } = await userOnFreshTenant(t);
-    const json = {
-      orderType: 'dca',
-      inputMint: MINTS.USDC,
-      outputMint: MINTS.USDC,
-      config: { totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 3600 },
-    };
-    return failure(
-      await t.orders('/orders/intent', { method: 'POST', headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' }, json }),
-    );
-  },
+  'same-mints-answered-validation-error': async (t) => failure((await freshIntent(t, rawDca({}, { outputMint: MINTS.USDC }))).answer),
   // create-time limits
   'dca-min-notional-answered-bad-request': intentFailure('dca', { amountPerCycle: '5000000' }),
   'trigger-min-notional-answered-bad-request': intentFailure('take_profit', { amount: '5000000' }),
   'minimum-notional-exclusive': intentFailure('stop_loss', { amount: '10000000' }),
-  'min-notional-details-without-required-cents': async (t) => {
-    const { apiKey } = await userOnFreshTenant(t);
-    const json = {
-      orderType: 'dca',
-      inputMint: MINTS.USDC,
-      outputMint: MINTS.SOL,
-      config: { totalAmount: '15000000', amountPerCycle: '5000000', cycleFrequencySeconds: 3600 },
-    };
-    const answer = await t.orders('/orders/intent', {
-      method: 'POST',
-      headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' },
-      json,
-    });
-    return (answer.body as { error: { details: Record<string, unknown> } }).error.details.requiredCents;
-  },
+  'min-notional-details-without-required-cents': async (t) =>
+    detailsOf((await freshIntent(t, rawDca({ totalAmount: '15000000', amountPerCycle: '5000000' }))).answer).requiredCents,
   'usdc-notional-one-cent-low': async (t) => detailsOf(await (await creator(t)).intent('stop_loss', { amount: '9990000' })).usdCents,
   'usdt-notional-one-cent-low': async (t) =>
     detailsOf(await (await creator(t)).intent('stop_loss', { amount: '9990000' }, { inputMint: MINTS.USDT })).usdCents,
@@ -68,18 +46,7 @@ export const LIMITS_PROBES: Record<string, Probe> = {
     const { alice, id } = await actionScene(t);
     return failure(await alice.patch(`/dca/${id}`, { config: { amountPerCycle: '1000000' } }));
   },
-  'cycle-frequency-from-30-accepted': async (t) => {
-    const { apiKey } = await userOnFreshTenant(t);
-    const json = {
-      orderType: 'dca',
-      inputMint: MINTS.USDC,
-      outputMint: MINTS.SOL,
-      config: { totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 30 },
-    };
-    return failure(
-      await t.orders('/orders/intent', { method: 'POST', headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' }, json }),
-    );
-  },
+  'cycle-frequency-from-30-accepted': async (t) => failure((await freshIntent(t, rawDca({ cycleFrequencySeconds: 30 }))).answer),
   'cycle-frequency-60-rejected': intentFailure('dca', { cycleFrequencySeconds: 60 }),
   'price-decimals-19-accepted': intentFailure('stop_loss', { priceDecimals: 19 }),
   'price-decimals-0-rejected': intentFailure('take_profit', { priceDecimals: 0 }),

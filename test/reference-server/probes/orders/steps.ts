@@ -292,28 +292,26 @@ export async function userOnFreshTenant(t: Target) {
   return { apiKey, user };
 }
 
-export async function pendingDca(t: Target) {
+/** POST /orders/intent `json` as 'probe-sub' of a fresh tenant (its wallet funded first when `funded`). */
+export async function freshIntent(t: Target, json: unknown, funded = false) {
   const { apiKey, user } = await userOnFreshTenant(t);
-  await t.fund(user.wallet.publicKey.toBase58(), MINTS.USDC, '100000000');
-  await t.fund(user.wallet.publicKey.toBase58(), 'native', '1000000000');
-  const intent = {
-    orderType: 'dca',
-    inputMint: MINTS.USDC,
-    outputMint: MINTS.SOL,
-    config: { totalAmount: '36000000', amountPerCycle: '12000000', cycleFrequencySeconds: 3600 },
-  };
-  const confirm = (json: unknown) =>
-    t.orders('/orders/confirm', { method: 'POST', headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' }, json });
-  const answer = await t.orders('/orders/intent', {
-    method: 'POST',
-    headers: { 'x-service-key': apiKey, 'x-service-user': 'probe-sub' },
-    json: intent,
-  });
+  if (funded) {
+    await t.fund(user.wallet.publicKey.toBase58(), MINTS.USDC, '100000000');
+    await t.fund(user.wallet.publicKey.toBase58(), 'native', '1000000000');
+  }
+  const answer = await t.orders('/orders/intent', { method: 'POST', headers: withKey(apiKey, 'probe-sub'), json });
+  return { apiKey, user, answer };
+}
+
+export async function pendingDca(t: Target) {
+  const { apiKey, user, answer } = await freshIntent(t, IDEM_DCA, true);
+  const confirm = (json: unknown) => t.orders('/orders/confirm', { method: 'POST', headers: withKey(apiKey, 'probe-sub'), json });
   const data = (answer.body as { data: { pendingOrderId: string; transaction: string } }).data;
   const tx = Transaction.from(Buffer.from(data.transaction, 'base64'));
   return { pendingOrderId: data.pendingOrderId, tx, wallet: user.wallet, confirm };
 }
 
+/** The raw USDC -> SOL DCA intent (three cycles of 12 USDC an hour apart) the probes post or send twice. */
 export const IDEM_DCA = {
   orderType: 'dca',
   inputMint: MINTS.USDC,

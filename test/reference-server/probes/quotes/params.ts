@@ -49,6 +49,10 @@ export const PARAMETER_PROBES: Record<string, Probe> = {
   'malformed-boolean-read-as-false': swapStatus({ ...SOL_TO_USDC, onlyDirectRoutes: 'yes' }),
   'size-constraint-ignored': swapStatus({ ...SOL_TO_USDC, sizeConstraint: 300 }),
   'size-constraint-above-limit-rejected': swapStatus({ ...SOL_TO_USDC, sizeConstraint: 5000 }),
+  'format-1-size-constraint-clamped-to-1232': async (t) =>
+    (await routes(t, { ...SOL_TO_USDC, amount: '100000000000000', transactionFormat: 1, sizeConstraint: 4096 })).map((r) =>
+      r.steps.map((step) => step.ammKey),
+    ),
   'accounts-limit-total-ignored': swapStatus({ ...SOL_TO_USDC, accountsLimitTotal: 5 }),
   'format-1-accounts-limit-above-64-rejected': swapStatus({ ...SOL_TO_USDC, transactionFormat: 1, accountsLimitTotal: 100 }),
   'accounts-limit-writable-ignored': swapStatus({ ...SOL_TO_USDC, accountsLimitWritable: 3 }),
