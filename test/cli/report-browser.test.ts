@@ -12,10 +12,11 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from 'vitest';
 import type { Exchange } from '../../suites/harness/exchange.ts';
-import { ConformanceFailure, failingAnswer } from '../../suites/harness/failure.ts';
+import { ConformanceFailure } from '../../suites/harness/failure.ts';
 import { buildMatrix, writeMatrix, type RunInfo } from '../../suites/harness/matrix.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 import { allChecks } from '../../suites/index.ts';
+import { failed } from './failed-result.ts';
 
 /** The Chromium to use: CHROMIUM_PATH, else the first of the usual names on PATH. */
 function findChromium(): string | undefined {
@@ -43,26 +44,6 @@ function dumpDom(chromium: string, url: string): Promise<string> {
       error ? reject(new Error(`${chromium} failed: ${error.message}\n${stderr}`)) : resolve(stdout),
     ),
   );
-}
-
-function failed(check: string, rules: CheckResult['rules'], f: ConformanceFailure): CheckResult {
-  return {
-    check,
-    service: 'quotes',
-    rules,
-    verdict: 'fail',
-    rule: f.rule,
-    level: 'must',
-    basis: 'documented',
-    gating: true,
-    assertionsHeld: !rules.includes(f.rule),
-    message: `FAIL ${f.rule} in check "${check}"`,
-    notes: [],
-    requests: 1,
-    waitMs: 0,
-    durationMs: 1,
-    failingAnswer: failingAnswer(f)!,
-  };
 }
 
 const passed = (check: string, rules: CheckResult['rules']): CheckResult => ({

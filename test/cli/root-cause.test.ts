@@ -11,8 +11,8 @@ import type { Exchange } from '../../suites/harness/exchange.ts';
 import { ConformanceFailure, failingAnswer } from '../../suites/harness/failure.ts';
 import { renderJUnit } from '../../suites/harness/junit.ts';
 import { buildMatrix, type Matrix, type RunInfo } from '../../suites/harness/matrix.ts';
-import type { CheckResult } from '../../suites/harness/runner.ts';
 import { allChecks } from '../../suites/index.ts';
+import { failed } from './failed-result.ts';
 import { expectValidMatrix } from './matrix-schema.ts';
 import { cli } from './run-cli.ts';
 
@@ -28,27 +28,6 @@ function exchange(url: string, status: number, body: unknown, headers: Record<st
 
 const QUOTE = 'http://127.0.0.1:9/api/v1/quote/swap?numQuotes=20';
 const REJECTED = { code: 7, message: 'numQuotes must be between 1 and 10, got 20' };
-
-function failed(check: string, rules: CheckResult['rules'], f: ConformanceFailure): CheckResult {
-  const answer = failingAnswer(f);
-  return {
-    check,
-    service: 'quotes',
-    rules,
-    verdict: 'fail',
-    rule: f.rule,
-    level: 'must',
-    basis: 'documented',
-    gating: true,
-    assertionsHeld: !rules.includes(f.rule),
-    message: `FAIL ${f.rule} in check "${check}"`,
-    notes: [],
-    requests: 1,
-    waitMs: 0,
-    durationMs: 1,
-    ...(answer ? { failingAnswer: answer } : {}),
-  };
-}
 
 const run: RunInfo = {
   startedAt: '2025-01-01T00:00:00.000Z',
