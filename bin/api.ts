@@ -84,24 +84,41 @@ function toArgv(options: RunOptions): string[] {
   return argv;
 }
 
+/** Whether a run() is under way in this process. */
+let running = false;
+
 /**
  * Run the suite (against the embedded reference server when no target URL is given) and resolve to its matrix, the
  * content of matrix.json; the reports are written to `reportDir` as by the CLI. A run that ends before its matrix
  * (bad options, an unreachable target) rejects with a RunError.
  */
 export async function run(options: RunOptions = {}): Promise<Matrix> {
-  let cli;
+  // One run at a time: a run sets the process's environment for its workers and handles its Ctrl-C.
+  if (running) throw new RunError('run() is already running in this process: await it before starting another', 2);
+  running = true;
+  // A run leaves the caller's process as it found it: the settings it put in the environment for its workers, and the
+  // exit code vitest sets on a failure (the caller judges the matrix), are undone, so a second run starts clean.
+  const env = { ...process.env };
+  const exitCode = process.exitCode;
   try {
-    cli = parseCli(toArgv(options));
-  } catch (e) {
-    if (e instanceof UsageError) throw new RunError(e.message, 2);
-    throw e;
+    let cli;
+    try {
+      cli = parseCli(toArgv(options));
+    } catch (e) {
+      if (e instanceof UsageError) throw new RunError(e.message, 2);
+      throw e;
+    }
+    const started = Date.now();
+    const code = await execute(cli);
+    const file = join(cli.reportDir, 'matrix.json');
+    if ([0, 1, 4, 130].includes(code) && existsSync(file) && statSync(file).mtimeMs >= started - 1000) {
+      return JSON.parse(readFileSync(file, 'utf8')) as Matrix;
+    }
+    throw new RunError(`the run ended with exit code ${code} before its matrix was written (the reason is on stderr)`, code);
+  } finally {
+    for (const name of Object.keys(process.env)) if (!(name in env)) delete process.env[name];
+    Object.assign(process.env, env);
+    process.exitCode = exitCode;
+    running = false;
   }
-  const started = Date.now();
-  const code = await execute(cli);
-  const file = join(cli.reportDir, 'matrix.json');
-  if ([0, 1, 4, 130].includes(code) && existsSync(file) && statSync(file).mtimeMs >= started - 1000) {
-    return JSON.parse(readFileSync(file, 'utf8')) as Matrix;
-  }
-  throw new RunError(`the run ended with exit code ${code} before its matrix was written (the reason is on stderr)`, code);
 }

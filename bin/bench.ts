@@ -6,7 +6,8 @@
  * requests, rules judged (pass or fail), requests per judged rule, checks that ran, the exit code. Then the throughput
  * of the generated validators.
  *
- * Bounded: each run against the latency target stops at --max-duration (BENCH_MAX_DURATION seconds, default 300: the
+ * BENCH_TARGETS (embedded, latency) and BENCH_PROFILES (smoke, readonly, full), comma-separated, choose the runs
+ * (default: all). Bounded: each run against the latency target stops at --max-duration (BENCH_MAX_DURATION seconds, default 300: the
  * goal for the full profile) and is killed if it has not ended BENCH_GRACE seconds later (default 300: the check under
  * way and the cleanup); a run cut short says so, with how many of its checks ran.
  */
@@ -27,6 +28,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROFILES = ['smoke', 'readonly', 'full'] as const;
 const LATENCY: [number, number] = [100, 300];
 const MAX_DURATION_S = Number(process.env.BENCH_MAX_DURATION ?? 300);
+/** BENCH_TARGETS=embedded,latency and BENCH_PROFILES=smoke,readonly,full (the defaults) choose the runs. */
+const TARGETS = (process.env.BENCH_TARGETS ?? 'embedded,latency').split(',');
+const RUN_PROFILES = PROFILES.filter((p) => (process.env.BENCH_PROFILES ?? PROFILES.join(',')).split(',').includes(p));
 const GRACE_S = Number(process.env.BENCH_GRACE ?? 300);
 
 interface Row {
@@ -99,8 +103,8 @@ function print(r: Row): void {
       `${String(r.judged).padStart(12)}  ${(r.judged ? r.requests / r.judged : 0).toFixed(1).padStart(13)}  ${String(r.ran).padStart(10)}`,
   );
 }
-for (const profile of PROFILES) print(await measure('embedded, 0 ms', profile, []));
-for (const profile of PROFILES) {
+for (const profile of TARGETS.includes('embedded') ? RUN_PROFILES : []) print(await measure('embedded, 0 ms', profile, []));
+for (const profile of TARGETS.includes('latency') ? RUN_PROFILES : []) {
   const server = await startReferenceServer({ port: 0, latencyMs: LATENCY });
   try {
     const urls = ['--orders-url', server.ordersUrl, '--quotes-url', server.quotesUrl, '--control-url', server.controlUrl];

@@ -131,7 +131,7 @@ export function loadConfigFile(path: string): ConfigFile {
   if (secret) {
     throw new ConfigError(
       `${name}: field "${secret}" holds a secret, which a config file may not: credentials come only from the environment ` +
-        '(ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT, TEST_WALLET_SECRET_KEY); remove it from the file',
+        '(ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT, SWAP_API_KEY, TEST_WALLET_SECRET_KEY); remove it from the file',
     );
   }
   validate ??= new Ajv2020({ allErrors: false, strict: true }).compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
 import { ConfigError, type LoadedConfig, readConfig } from './config-file.ts';
-import { canonicalOrder, parseShard, shardOf, shardPattern } from './shard.ts';
+import { canonicalOrder, parseShard, shardMaxRps, shardOf, shardPattern } from './shard.ts';
 import { parseFcPath } from '../suites/harness/fc-path.ts';
 import type { Check } from '../suites/harness/check.ts';
 import {
@@ -60,7 +60,7 @@ Run:
                         check: PATH (the check's first property) or N@PATH (its N-th), as a printed replay gives it [CONFORMANCE_FC_PATH]
   --timeout MS          per-request timeout (default 30000)        [CONFORMANCE_TIMEOUT_MS]
   --max-rps N           request budget, requests per second (default 10 on a given target, none on the
-                        embedded server; 0 = none)                  [CONFORMANCE_MAX_RPS]
+                        embedded server; 0 = none); with --shard I/N on a given target, each shard gets 1/N [CONFORMANCE_MAX_RPS]
   --max-concurrency N   checks and requests in flight at once, at most (default 8; 0 = no cap; 1 = one check at a
                         time; checks sharing the target's state always run alone) [CONFORMANCE_MAX_CONCURRENCY]
   --max-body-bytes N    the largest response body read; a larger one fails the rule (default 8388608) [CONFORMANCE_MAX_BODY_BYTES]
@@ -70,7 +70,7 @@ Run:
   --expected-providers N  providers the key path offers (default 2) [CONFORMANCE_EXPECTED_PROVIDERS]
 Partner mode (a target without --control-url; README "Pointing it at your staging"):
   --budget-minutes N    wall time the black-box checks may wait for cycles, fills and expiry, all together (default 8) [CONFORMANCE_BUDGET_MINUTES]
-  --budget-lamports N   lamports the wallet may spend on fees in the black-box checks (default 50000000) [CONFORMANCE_BUDGET_LAMPORTS]
+  --budget-lamports N   lamports the partner's wallets may spend on fees: every deposit they sign, the black-box withdrawals (default 50000000) [CONFORMANCE_BUDGET_LAMPORTS]
   --allow-rate-limit-probes  opt in to probes that spend the rate-limit allowance [CONFORMANCE_ALLOW_RATE_LIMIT_PROBES=1]
   --mutant NAME         embedded server only: start it with one deliberate defect
   --variant NAME        embedded server only: start it with one benign variation
@@ -80,7 +80,7 @@ Partner mode (a target without --control-url; README "Pointing it at your stagin
                         environment win over it (specs/conformance-config.schema.json) [CONFORMANCE_CONFIG]
   --help                this text
 Credentials, only from the environment: ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT,
-TEST_WALLET_SECRET_KEY. With a control URL that offers tenants and quote-keys the suite provisions its own.
+SWAP_API_KEY (a key of the separate swap API, optional), TEST_WALLET_SECRET_KEY, TEST_WALLET_SECRET_KEY_ALT (a second funded wallet). With a control URL that offers tenants and quote-keys the suite provisions its own.
 Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 target unreachable,
 4 INCOMPLETE (gating checks could not be judged: a broken precondition, fix printed; the deadline), 130 interrupted.`;
 
@@ -251,7 +251,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       numRuns: parseInteger('--num-runs', str('num-runs', 'CONFORMANCE_NUM_RUNS'), 1) ?? (env.CI ? 25 : 100),
       ...(fcPath ? { fcPath } : {}),
       timeoutMs: parseInteger('--timeout', str('timeout', 'CONFORMANCE_TIMEOUT_MS'), 1) ?? 30_000,
-      maxRps: parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
+      // On a given target --max-rps is the whole sharded run's: each of N shards gets an N-th (bin/shard.ts).
+      maxRps: shardMaxRps(
+        parseInteger('--max-rps', str('max-rps', 'CONFORMANCE_MAX_RPS'), 0) ?? (embedded ? 0 : 10),
+        shard ? parseShard(shard) : undefined,
+        embedded,
+      ),
       maxConcurrency:
         parseInteger('--max-concurrency', str('max-concurrency', 'CONFORMANCE_MAX_CONCURRENCY'), 0) ?? DEFAULT_MAX_CONCURRENCY,
       expectedProviders: parseInteger('--expected-providers', str('expected-providers', 'CONFORMANCE_EXPECTED_PROVIDERS'), 0) ?? 2,
@@ -488,7 +493,9 @@ export async function execute(options: CliOptions): Promise<number> {
     }
     const { startReferenceServer } = await import('../fixtures/server/index.ts');
     try {
-      server = await startReferenceServer({ port: 0, mutant: options.mutant, variant: options.variant });
+      // The embedded deployment signs users in with the run's SIWS statement, as the suite will write it.
+      const siwsStatement = process.env.CONFORMANCE_SIWS_STATEMENT;
+      server = await startReferenceServer({ port: 0, mutant: options.mutant, variant: options.variant, siwsStatement });
     } catch (e) {
       console.error(`conformance: ${(e as Error).message}`);
       return 2;
@@ -500,7 +507,7 @@ export async function execute(options: CliOptions): Promise<number> {
   try {
     const config: TargetConfig = {
       ...cfg,
-      bounds: { ...cfg.bounds, deadlineAt, retryWaitFile: join(runDir, 'retry-wait-ms') },
+      bounds: { ...cfg.bounds, deadlineAt, maxDurationS: options.maxDurationS, retryWaitFile: join(runDir, 'retry-wait-ms') },
       ordersUrl: server?.ordersUrl ?? cfg.ordersUrl!,
       quotesUrl: server?.quotesUrl ?? cfg.quotesUrl!,
       controlUrl: server?.controlUrl ?? cfg.controlUrl,
@@ -542,6 +549,13 @@ export async function execute(options: CliOptions): Promise<number> {
           `, capabilities: ${target.capabilities.join(', ') || 'none'}`,
       ),
     );
+    if (options.shard && !server && target.maxRps > 0) {
+      const count = parseShard(options.shard)!.count;
+      console.log(
+        `conformance: shard ${options.shard} on a given target: at most ${Number(target.maxRps.toFixed(2))} requests per second, ` +
+          `1/${count} of --max-rps ${Math.round(target.maxRps * count)} (the shards share the target's rate limits)`,
+      );
+    }
 
     // Every malformed input on the embedded server; one per validation branch on a given target (suites/shared/hostile.ts).
     target.hostileInputs = server ? 'every' : 'per-branch';
@@ -601,6 +615,8 @@ export async function execute(options: CliOptions): Promise<number> {
       void running?.cancelCurrentRun('keyboard-input');
     };
     process.once('SIGINT', interrupt);
+    // The listeners before vitest's: ours and, through the API (bin/api.ts), the caller's, which stay.
+    const sigintBefore = new Set(process.listeners('SIGINT'));
     // --max-duration: the run is cancelled as by Ctrl-C, its cleanup still runs, and the verdict says so.
     let deadlineReached = false;
     const onDeadline = () => {
@@ -648,7 +664,9 @@ export async function execute(options: CliOptions): Promise<number> {
             running = instance;
             if (deadlineReached) void instance.cancelCurrentRun('keyboard-input');
             // vitest's own SIGINT handler exits at once; a run cancelled by ours ends with its cleanup instead.
-            for (const listener of process.listeners('SIGINT')) if (listener !== interrupt) process.removeListener('SIGINT', listener);
+            for (const listener of process.listeners('SIGINT')) {
+              if (!sigintBefore.has(listener)) process.removeListener('SIGINT', listener);
+            }
           },
         },
       ],
@@ -682,7 +700,8 @@ export async function execute(options: CliOptions): Promise<number> {
       console.error('conformance: interrupted: the verdicts above cover only the checks that ran before Ctrl-C');
       return 130;
     }
-    if (deadlineReached) {
+    // The deadline met by the timer, or by a check whose 429 wait would have passed it (it waited until it).
+    if (deadlineReached || matrix.summary.stopped === 'deadline') {
       console.error(
         `conformance: deadline reached (--max-duration ${options.maxDurationS} s): the verdicts above cover only the checks that ran before it; ` +
           `the run is ${matrix.summary.verdict === 'fail' ? 'a failure' : 'INCOMPLETE'}`,

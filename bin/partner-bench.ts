@@ -6,7 +6,8 @@
  * --staging-like`: no control API, real time, a moving market, the credentials a partner is handed), run through the
  * CLI exactly as a partner would, beside the full profile with the control API (the embedded server). Prints the rules
  * judged (pass or fail) each way, the share of the control-API rules judged without it, the partner run's wall time
- * and the lamports its black-box checks spent on fees, and why the rest was not judged. Reports go under --report-dir
+ * and the lamports the partner's wallets (TEST_WALLET_SECRET_KEY and _ALT, both in the sandbox's credentials) spent on
+ * fees, and why the rest was not judged. Reports go under --report-dir
  * (default reports/partner-bench/{partner,control}). `--time-scale` (default 1, a real staging's pace) runs the
  * sandbox's clock faster; the suite does not know it (it reads the service's time from its answers).
  */
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
     `  rules judged without the control API: ${both.length} of the ${withControl.size} judged with it (${pct} %)` +
       (without.size > both.length ? `; ${without.size - both.length} more judged only without it` : ''),
     `  wall time: ${(partner.ms / 1000).toFixed(1)} s (exit ${partner.code}); with the control API: ${(control.ms / 1000).toFixed(1)} s (exit ${control.code})`,
-    `  lamports the black-box checks spent on fees: ${lamports}; checks judged through the services alone: ${blackBox}`,
+    `  lamports the partner's wallets spent on fees (--budget-lamports): ${lamports}; checks judged through the services alone: ${blackBox}`,
     `  by target kind, with the control API: ${kinds(c)}`,
     `  by target kind, partner run: ${kinds(p)}; they need: ${
       [...needed]

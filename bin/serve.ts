@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run serve -- [--port N] [--host H] [--mutant NAME] [--variant NAME] [--environment staging|production]
- *   [--latency-ms MIN-MAX] [--flaky] [--staging-like [--time-scale N]] [--test-keys] [--seed N] [--log]`
+ *   [--latency-ms MIN-MAX] [--flaky] [--staging-like [--time-scale N]] [--test-keys] [--seed N] [--siws-statement TEXT] [--log]`
  *
  * Starts the reference server (both services and the control API on one port, 127.0.0.1 unless `--host`) and prints
  * one JSON line with its URLs once listening: `orders`, `quotes` (the key path), `gateway` (the distributor path's
@@ -50,6 +50,8 @@ const USAGE = `Usage: npm run serve -- [options]     the reference server: both 
                           TEST_WALLET_SECRET_KEY  the funded wallet ${testWallet().publicKey.toBase58()}
                         (secret in README, "Sandbox"); QUOTES_JWT is minted at each start; all in the JSON line
   --seed N              seed of generated ids and credentials, and of the staging-like market (an integer)
+  --siws-statement TEXT the SIWS statement line users sign at onboarding, instead of specs/siws.yaml's (one line;
+                        multi-byte characters welcome); give the suite the same in CONFORMANCE_SIWS_STATEMENT
   --log                 one line per request on stderr: method, path, status, ms (no headers, query or bodies)
   --list-mutants        the mutant catalogue: name, rule, description (tab-separated, one per line)
   --list-variants       the variants: name, description
@@ -90,6 +92,7 @@ function parseOptions(argv: string[]): ServeOptions {
         'time-scale': { type: 'string' },
         'test-keys': { type: 'boolean' },
         seed: { type: 'string' },
+        'siws-statement': { type: 'string' },
         log: { type: 'boolean' },
         'list-mutants': { type: 'boolean' },
         'list-variants': { type: 'boolean' },
@@ -150,9 +153,13 @@ function parseOptions(argv: string[]): ServeOptions {
       usage(`--seed must be an integer from 0 to 4294967295, got "${values.seed}"`);
     seed = Number(values.seed);
   }
+  const siwsStatement = values['siws-statement'];
+  if (siwsStatement !== undefined && (siwsStatement === '' || /[\r\n]/.test(siwsStatement)))
+    usage('--siws-statement must be one line of text, not empty');
   return {
     port,
     host: values.host,
+    siwsStatement,
     stagingLike: values['staging-like'] ? { timeScale } : undefined,
     testKeys: values['test-keys'] ?? false,
     seed,

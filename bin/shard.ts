@@ -47,3 +47,12 @@ export function shardPattern(groups: Record<string, readonly Check[]>, members: 
   );
   return `(?:^| )(?:${names.join('|')})$`;
 }
+
+/**
+ * A shard's request budget: on a given target `--max-rps` is the whole sharded run's, since the shards run at once
+ * against one target and share its rate limits (one shard's burst would be the others' 429s); each of N shards sends
+ * at most an N-th of it. On the embedded server every shard starts a server of its own and keeps the whole budget.
+ */
+export function shardMaxRps(maxRps: number, shard: Shard | undefined, embedded: boolean): number {
+  return shard && !embedded ? maxRps / shard.count : maxRps;
+}

@@ -69,8 +69,7 @@ function prefixed(v: Violation, key: string | number): Violation {
 
 export function invalidCandidates(schema: JsonSchema, ctx: Ctx, depth: number, assumed: boolean): Cand[] {
   if (schema === true) return [];
-  const mk = (keyword: string, message: string, a: fc.Arbitrary<unknown>, extra: Partial<Violation> = {}): Cand =>
-    a.map((value) => ({ value, violation: { keyword, path: '', message, assumed, ...extra } }));
+  const mk = maker(assumed);
   if (schema === false) return [mk('false schema', 'no value is allowed here', fc.constantFrom<unknown>('x', 1, null, {}))];
   if (depth > ctx.maxDepth) return [];
   const n = normalize(schema, ctx);
@@ -90,8 +89,7 @@ export function invalidCandidates(schema: JsonSchema, ctx: Ctx, depth: number, a
 function flatCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean): Cand[] {
   const s = n.s;
   const out: Cand[] = [];
-  const mk = (keyword: string, message: string, a: fc.Arbitrary<unknown>, extra: Partial<Violation> = {}): Cand =>
-    a.map((value) => ({ value, violation: { keyword, path: '', message, assumed, ...extra } }));
+  const mk = maker(assumed);
   const declaredTypes = Array.isArray(s['type']) ? (s['type'] as string[]) : undefined;
   const types = declaredTypes ?? typesOf(n);
   const may = (t: string): boolean => types.length === 0 || types.includes(t) || (t === 'number' && types.includes('integer'));
@@ -304,6 +302,21 @@ function stringMutations(v: string): string[] {
 
 type Mk = (keyword: string, message: string, a: fc.Arbitrary<unknown>, extra?: Partial<Violation>) => Cand;
 
+/** The candidate maker of a schema: each value of `a` with the violation of `keyword` it carries. */
+function maker(assumed: boolean): Mk {
+  return (keyword, message, a, extra = {}) => a.map((value) => ({ value, violation: { keyword, path: '', message, assumed, ...extra } }));
+}
+
+/** Adds the candidates `f` makes to `out`; a part of the schema the generator does not support adds none. */
+function pushSupported(out: Cand[], f: () => Cand | Cand[]): void {
+  try {
+    const r = f();
+    out.push(...(Array.isArray(r) ? r : [r]));
+  } catch (e) {
+    if (!(e instanceof UnsupportedSchemaError)) throw e;
+  }
+}
+
 function arrayCandidates(
   n: Norm,
   ctx: Ctx,
@@ -314,14 +327,7 @@ function arrayCandidates(
 ): Cand[] {
   const s = n.s;
   const out: Cand[] = [];
-  const tryPush = (f: () => Cand | Cand[]): void => {
-    try {
-      const r = f();
-      out.push(...(Array.isArray(r) ? r : [r]));
-    } catch (e) {
-      if (!(e instanceof UnsupportedSchemaError)) throw e;
-    }
-  };
+  const tryPush = (f: () => Cand | Cand[]): void => pushSupported(out, f);
   const minI = num(s['minItems']);
   const maxI = num(s['maxItems']);
   const prefix = Array.isArray(s['prefixItems']) ? s['prefixItems'].filter(isSchema) : [];
@@ -397,14 +403,7 @@ function arrayCandidates(
 function objectCandidates(n: Norm, ctx: Ctx, depth: number, assumed: boolean, mk: Mk, valid: () => fc.Arbitrary<unknown>): Cand[] {
   const s = n.s;
   const out: Cand[] = [];
-  const tryPush = (f: () => Cand | Cand[]): void => {
-    try {
-      const r = f();
-      out.push(...(Array.isArray(r) ? r : [r]));
-    } catch (e) {
-      if (!(e instanceof UnsupportedSchemaError)) throw e;
-    }
-  };
+  const tryPush = (f: () => Cand | Cand[]): void => pushSupported(out, f);
   const props = isSchemaObject(s['properties']) ? s['properties'] : {};
   const patternProps = isSchemaObject(s['patternProperties']) ? Object.entries(s['patternProperties']).filter(([, v]) => isSchema(v)) : [];
   const ap = s['additionalProperties'];

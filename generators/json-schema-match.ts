@@ -79,6 +79,18 @@ function deref(root: unknown, ref: string): unknown {
   return t;
 }
 
+/** The numeric keywords of a schema that bound a number (those not written as numbers are absent). */
+function numberKeywords(s: Record<string, unknown>) {
+  const num = (k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+  return {
+    min: num('minimum'),
+    max: num('maximum'),
+    xmin: num('exclusiveMinimum'),
+    xmax: num('exclusiveMaximum'),
+    mult: num('multipleOf'),
+  };
+}
+
 function check(v: unknown, schema: unknown, root: unknown, depth: number): boolean {
   if (schema === true || schema === undefined) return true;
   if (schema === false) return false;
@@ -91,38 +103,16 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   const type = s['type'];
   if (type !== undefined) {
     if (Array.isArray(type)) {
-      let ok = false;
-      for (const t of type)
-        if (typeMatches(v, t)) {
-          ok = true;
-          break;
-        }
-      if (!ok) return false;
+      if (!type.some((t) => typeMatches(v, t))) return false;
     } else if (!typeMatches(v, type)) return false;
   }
   if (own(s, 'const') && !jsonEqual(v, s['const'])) return false;
   const en = s['enum'];
-  if (Array.isArray(en)) {
-    let ok = false;
-    for (const e of en)
-      if (jsonEqual(v, e)) {
-        ok = true;
-        break;
-      }
-    if (!ok) return false;
-  }
+  if (Array.isArray(en) && !en.some((e) => jsonEqual(v, e))) return false;
   const allOf = s['allOf'];
   if (Array.isArray(allOf)) for (const x of allOf) if (!check(v, x, root, d)) return false;
   const anyOf = s['anyOf'];
-  if (Array.isArray(anyOf)) {
-    let ok = false;
-    for (const x of anyOf)
-      if (check(v, x, root, d)) {
-        ok = true;
-        break;
-      }
-    if (!ok) return false;
-  }
+  if (Array.isArray(anyOf) && !anyOf.some((x) => check(v, x, root, d))) return false;
   const oneOf = s['oneOf'];
   if (Array.isArray(oneOf)) {
     let n = 0;
@@ -137,12 +127,7 @@ function check(v: unknown, schema: unknown, root: unknown, depth: number): boole
   }
 
   if (typeof v === 'number') {
-    const num = (k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
-    const min = num('minimum');
-    const max = num('maximum');
-    const xmin = num('exclusiveMinimum');
-    const xmax = num('exclusiveMaximum');
-    const mult = num('multipleOf');
+    const { min, max, xmin, xmax, mult } = numberKeywords(s);
     if (min !== undefined && !(v >= min)) return false;
     if (max !== undefined && !(v <= max)) return false;
     if (xmin !== undefined && !(v > xmin)) return false;
@@ -283,12 +268,7 @@ function collect(v: unknown, schema: unknown, root: unknown, path: string, out: 
     }
   }
   if (typeof v === 'number') {
-    const num = (k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
-    const min = num('minimum');
-    const max = num('maximum');
-    const xmin = num('exclusiveMinimum');
-    const xmax = num('exclusiveMaximum');
-    const mult = num('multipleOf');
+    const { min, max, xmin, xmax, mult } = numberKeywords(s);
     if (max !== undefined && !(v <= max)) push('maximum');
     if (min !== undefined && !(v >= min)) push('minimum');
     if (xmax !== undefined && !(v < xmax)) push('exclusiveMaximum');

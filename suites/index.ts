@@ -18,13 +18,16 @@ import * as quoteErrors from './quotes/errors.checks.ts';
 import * as quotePrices from './quotes/prices.checks.ts';
 import * as quoteOutages from './quotes/outages.checks.ts';
 import * as quoteRate from './quotes/rate.checks.ts';
+import * as quoteBlackboxRate from './quotes/blackbox-rate.checks.ts';
 import * as quoteDistributor from './quotes/distributor.checks.ts';
 import * as quoteHostile from './quotes/hostile-input.checks.ts';
+import * as quoteSwapApiKey from './quotes/swap-api-key.checks.ts';
 import * as orderHealth from './orders/health.checks.ts';
 import * as orderAuth from './orders/auth.checks.ts';
 import * as orderRequestId from './orders/request-id.checks.ts';
 import * as orderAuthMatrix from './orders/auth-matrix.checks.ts';
 import * as orderOnboarding from './orders/onboarding.checks.ts';
+import * as orderSiwsBytes from './orders/siws-bytes.checks.ts';
 import * as orderMe from './orders/me.checks.ts';
 import * as orderBalance from './orders/balance.checks.ts';
 import * as orderBalanceLocks from './orders/balance-locks.checks.ts';
@@ -57,6 +60,7 @@ import * as orderBlackboxExecution from './orders/blackbox-execution.checks.ts';
 import * as orderBlackboxTriggers from './orders/blackbox-triggers.checks.ts';
 import * as orderBlackboxIsolation from './orders/blackbox-isolation.checks.ts';
 import * as orderBlackboxActions from './orders/blackbox-actions.checks.ts';
+import * as orderToken2022 from './orders/token-2022.checks.ts';
 
 /** Checks exported by a module, single or in arrays, in declaration order. */
 function checksOf(module: Record<string, unknown>): Check[] {
@@ -84,13 +88,16 @@ export const checkGroups: Record<string, Check[]> = {
   'quotes/prices': checksOf(quotePrices),
   'quotes/outages': checksOf(quoteOutages),
   'quotes/rate': checksOf(quoteRate),
+  'quotes/blackbox-rate': checksOf(quoteBlackboxRate),
   'quotes/distributor': checksOf(quoteDistributor),
   'quotes/hostile-input': checksOf(quoteHostile),
+  'quotes/swap-api-key': checksOf(quoteSwapApiKey),
   'orders/health': checksOf(orderHealth),
   'orders/auth': checksOf(orderAuth),
   'orders/request-id': checksOf(orderRequestId),
   'orders/auth-matrix': checksOf(orderAuthMatrix),
   'orders/onboarding': checksOf(orderOnboarding),
+  'orders/siws-bytes': checksOf(orderSiwsBytes),
   'orders/me': checksOf(orderMe),
   'orders/balance': checksOf(orderBalance),
   'orders/balance-locks': checksOf(orderBalanceLocks),
@@ -123,6 +130,7 @@ export const checkGroups: Record<string, Check[]> = {
   'orders/blackbox-triggers': checksOf(orderBlackboxTriggers),
   'orders/blackbox-isolation': checksOf(orderBlackboxIsolation),
   'orders/blackbox-actions': checksOf(orderBlackboxActions),
+  'orders/token-2022': checksOf(orderToken2022),
 };
 
 export const allChecks: Check[] = Object.values(checkGroups).flat();

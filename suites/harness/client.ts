@@ -2,9 +2,11 @@ import { Agent, getGlobalDispatcher, request as undiciRequest, errors as undiciE
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { findOperation, getOperation, validateResponse, type Service } from '../../generators/index.ts';
 import type { Exchange, RecordedResponse } from './exchange.ts';
-import { ConformanceFailure, SetupFailed, Skipped, type FailureDetail } from './failure.ts';
+import { ConformanceFailure, NotJudged, SetupFailed, Skipped, type FailureDetail } from './failure.ts';
+import { deadlineUnjudged } from './preconditions.ts';
 import { MAX_NESTING, nestsDeeperThan, parseJsonExact } from './json-exact.ts';
 import { retryAfterBudget, runBounds, type ConcurrencyLimit, type Pacer, type RetryAfterBudget } from './pacer.ts';
+import { noteRoundTrip } from './round-trips.ts';
 import { escapeControls } from './terminal.ts';
 import { pubkeysAsBase58 } from '../quotes/msgpack-keys.ts';
 import { specRule, type RuleId } from '../../generators/vocabulary.ts';
@@ -367,7 +369,9 @@ export class ServiceClient {
       const release = (await this.opts.limit?.acquire()) ?? (() => {});
       try {
         await this.opts.pacer?.slot();
+        const sentAt = performance.now();
         answer = await boundedRequest(url, { method, headers, body }, timeoutMs, maxBodyBytes);
+        noteRoundTrip(performance.now() - sentAt);
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
         if ((e.kind === 'dropped' || e.kind === 'unreachable') && safe && attempt <= MAX_RETRIES) {
@@ -390,7 +394,7 @@ export class ServiceClient {
       };
       const wait =
         status === 429
-          ? this.rateLimited(exchange, spec.retry !== false, attempt, this.sendsOwnCredential(headers))
+          ? await this.rateLimited(exchange, spec.retry !== false, attempt, this.sendsOwnCredential(headers))
           : spec.retry === false
             ? transientRetryDelay(this.opts.service, method, status, attempt)
             : retryDelay(this.opts.service, method, headers, status, attempt);
@@ -421,9 +425,12 @@ export class ServiceClient {
    * request of the run, whether or not this one is repeated; the limit of another key (a check's own small plan)
    * holds nobody else. With `retry` (RequestSpec.retry), the wait in ms before the request is sent again; a 429 that
    * cannot be waited out is a limit, not an answer to judge: the check is skipped, saying why (allowance_exhausted:
-   * "retrying does not help"). Without it (a check that observes 429s), the 429 is returned to it.
+   * "retrying does not help"). Without it (a check that observes 429s), the 429 is returned to it. A wait that would
+   * end past the run's deadline (--max-duration) is the deadline met: the run waits until it and no longer (the
+   * requests of the run's own credential with it), and the check is not judged for the deadline, as the checks the
+   * deadline leaves unrun are.
    */
-  private rateLimited(exchange: Exchange, retry: boolean, attempt: number, own: boolean): number | undefined {
+  private async rateLimited(exchange: Exchange, retry: boolean, attempt: number, own: boolean): Promise<number | undefined> {
     const { headers, body } = exchange.response;
     const code = platformCode(body);
     // The platform's 429 to the run's own key is a limit of the run, whatever the check asked: never its answer.
@@ -445,7 +452,22 @@ export class ServiceClient {
       );
     }
     if (!repeat && !own) return undefined; // observed, and nobody else waits for another key's limit
-    const grant = (this.opts.retryAfter ?? retryAfterBudget()).grant(ms);
+    const budget = this.opts.retryAfter ?? retryAfterBudget();
+    const grant = budget.grant(ms);
+    if (!grant.granted && grant.untilDeadlineMs !== undefined) {
+      if (own) this.opts.pacer?.holdFor(grant.untilDeadlineMs);
+      if (!repeat) return undefined;
+      this.opts.record(exchange);
+      const seconds = Math.ceil(grant.untilDeadlineMs / 1000);
+      if (seconds > 0) {
+        (this.opts.announce ?? defaultAnnounce)(
+          `waiting ${seconds} s for the run's deadline: ${who} asked for ${Math.ceil(ms / 1000)} s (${escapeControls(asked)}), past it`,
+        );
+      }
+      await (this.opts.sleep ?? defaultSleep)(grant.untilDeadlineMs);
+      const deadline = deadlineUnjudged(budget.maxDurationS);
+      throw new NotJudged(`${who} answered ${asked}; ${grant.reason}: ${deadline.problem}`, deadline);
+    }
     if (grant.granted) {
       if (own) this.opts.pacer?.holdFor(ms);
       // Requests in flight together meet the same limit: only a wait that adds a second or more is said.

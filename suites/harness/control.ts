@@ -35,6 +35,7 @@ export const MINTED_SECRET = {
   ordersKey: 'PROVISIONED_ORDERS_KEY',
   quotesKey: 'PROVISIONED_QUOTES_KEY',
   quotesJwt: 'PROVISIONED_QUOTES_JWT',
+  swapApiKey: 'PROVISIONED_SWAP_API_KEY',
 } as const;
 
 /**
@@ -45,7 +46,8 @@ export const MINTED_SECRET = {
 export function registerMintedSecrets(path: string, body: unknown): void {
   if (typeof body !== 'object' || body === null) return;
   const { apiKey, jwt } = body as { apiKey?: unknown; jwt?: unknown };
-  if (typeof apiKey === 'string') registerSecret(apiKey, /\/quote-keys\/?$/.test(path) ? MINTED_SECRET.quotesKey : MINTED_SECRET.ordersKey);
+  const kind = /\/quote-keys\/?$/.test(path) ? 'quotesKey' : /\/swap-api-keys\/?$/.test(path) ? 'swapApiKey' : 'ordersKey';
+  if (typeof apiKey === 'string') registerSecret(apiKey, MINTED_SECRET[kind]);
   if (typeof jwt === 'string') registerSecret(jwt, MINTED_SECRET.quotesJwt);
 }
 
@@ -115,6 +117,8 @@ export class ControlAdapter {
       platformFeeBps?: number;
       feeWallet?: string;
       minNotionalUsdCents?: number;
+      /** The SIWS statement of the tenant's onboarding messages (null: none); a target may refuse it (400). */
+      siwsStatement?: string | null;
     } = {},
   ): Promise<{ tenantId: string; apiKey: string; environment: string }> {
     this.require('tenants');
@@ -153,6 +157,21 @@ export class ControlAdapter {
     return (await this.call('POST', '/quote-jwts', body)) as { jwt: string; gatewayUrl?: string };
   }
 
+  /**
+   * A key of the separate swap API ({dart_url}, X-API-Key); undefined when the target offers quote keys but cannot
+   * issue one (404).
+   */
+  async createSwapApiKey(): Promise<string | undefined> {
+    this.require('quote-keys');
+    if (!this.client) throw new Unsupported('control');
+    const ex = await this.client.request({ method: 'POST', path: '/swap-api-keys', json: {}, retry: false });
+    registerMintedSecrets('/swap-api-keys', ex.response.body);
+    if (ex.response.status === 404) return undefined;
+    if (ex.response.status >= 300)
+      throw new SetupFailed(`control POST /swap-api-keys answered ${ex.response.status}: ${JSON.stringify(ex.response.body)}`, ex);
+    return (ex.response.body as { apiKey: string }).apiKey;
+  }
+
   async setFaults(faults: Faults): Promise<void> {
     this.require('faults');
     await this.call('POST', '/faults', faults);
@@ -170,6 +189,12 @@ export class ControlAdapter {
   ): Promise<string> {
     this.require('funding');
     return ((await this.call('POST', '/fund', { wallet, mint, amount, ...newMint })) as { balance: string }).balance;
+  }
+
+  /** A new Token-2022 test mint whose extensions (named in the answer) the target's order service cannot swap. */
+  async createUnsupportedMint(): Promise<{ mint: string; decimals: number; extensions: string[] }> {
+    this.require('token-extensions');
+    return (await this.call('POST', '/token-2022-mints', {})) as { mint: string; decimals: number; extensions: string[] };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from './exchange.ts';
+import type { Unjudged } from './preconditions.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import { toCurl } from './curl.ts';
 import { isPlaceholder, redact } from './redact.ts';
@@ -50,6 +51,20 @@ export class Skipped extends Error {
   constructor(readonly reason: string) {
     super(reason);
     this.name = 'Skipped';
+  }
+}
+
+/**
+ * The check was stopped by a precondition of the run that it names (the run's deadline, met while a 429 asked the run
+ * to wait): verdict `skipped`, not judged for `unjudged`, which makes a run with a gating check left so INCOMPLETE.
+ */
+export class NotJudged extends Skipped {
+  constructor(
+    reason: string,
+    readonly unjudged: Unjudged,
+  ) {
+    super(reason);
+    this.name = 'NotJudged';
   }
 }
 

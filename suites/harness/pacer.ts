@@ -133,6 +133,8 @@ export interface RunBounds {
   maxRetryWaitMs: number;
   /** When the run must stop, epoch ms (--max-duration); no retry-after wait reaches past it. */
   deadlineAt?: number;
+  /** --max-duration in seconds, to name it when the deadline is met. */
+  maxDurationS?: number;
   /**
    * A file the run's processes share, holding the retry-after wait spent so far (conformance files run one after
    * another, each in a process of its own); in memory when absent.
@@ -142,8 +144,11 @@ export interface RunBounds {
 
 export const DEFAULT_BOUNDS: RunBounds = { maxBodyBytes: 8 * 1024 * 1024, maxRetryAfterMs: 65_000, maxRetryWaitMs: 300_000 };
 
-/** A retry-after wait granted (`extraMs`: how much it added to the waits already under way), or why not. */
-export type RetryAfterGrant = { granted: true; extraMs: number } | { granted: false; reason: string };
+/**
+ * A retry-after wait granted (`extraMs`: how much it added to the waits already under way), or why not; refused because
+ * it ends past the run's deadline, `untilDeadlineMs` says how far the deadline is: the run meets it while it waits.
+ */
+export type RetryAfterGrant = { granted: true; extraMs: number } | { granted: false; reason: string; untilDeadlineMs?: number };
 
 /**
  * The run's retry-after waits: each within --max-retry-after and before the deadline, all together within
@@ -158,6 +163,11 @@ export class RetryAfterBudget {
     private readonly bounds: RunBounds,
     private readonly now = () => Date.now(),
   ) {}
+
+  /** --max-duration in seconds, when the run has a deadline and says it. */
+  get maxDurationS(): number | undefined {
+    return this.bounds.maxDurationS;
+  }
 
   /** The retry-after wait spent by the run so far, ms. */
   get spentMs(): number {
@@ -182,7 +192,11 @@ export class RetryAfterBudget {
     const now = this.now();
     if (ms > maxRetryAfterMs) return { granted: false, reason: `longer than --max-retry-after ${seconds(maxRetryAfterMs)} s` };
     if (deadlineAt !== undefined && now + ms > deadlineAt)
-      return { granted: false, reason: "waiting would pass the run's deadline (--max-duration)" };
+      return {
+        granted: false,
+        reason: "waiting would pass the run's deadline (--max-duration)",
+        untilDeadlineMs: Math.max(0, deadlineAt - now),
+      };
     const extraMs = Math.max(0, now + ms - Math.max(this.until, now));
     const spent = this.spentMs;
     if (spent + extraMs > maxRetryWaitMs) {

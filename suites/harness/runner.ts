@@ -1,6 +1,16 @@
 import { CheckContext, sourceSite, type Check } from './check.ts';
 import type { Exchange } from './exchange.ts';
-import { ConformanceFailure, SetupFailed, Skipped, Unsupported, failingAnswer, formatFailure, type FailingAnswer } from './failure.ts';
+import {
+  ConformanceFailure,
+  NotJudged,
+  SetupFailed,
+  Skipped,
+  Unsupported,
+  failingAnswer,
+  formatFailure,
+  type FailingAnswer,
+} from './failure.ts';
+import { outageShownBy } from './outage.ts';
 import { explainedBy, setupCause, skipCause, SUITE_ERROR, type NotJudgedBy, type Unjudged } from './preconditions.ts';
 import { redact } from './redact.ts';
 import { escapeControls } from './terminal.ts';
@@ -200,6 +210,21 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
         reproductions: summarize(t.exchanges),
       };
     }
+    // A service that says it is unavailable (503 RPC_UNAVAILABLE after the client's retries) judges no rule either,
+    // unless the check made the outage itself (outage.ts).
+    const outage = outageShownBy(outcome.detail.exchange ?? last, t.exchanges);
+    if (outage) {
+      return {
+        ...base,
+        ...measured,
+        verdict: 'skipped',
+        gating: false,
+        notJudged: 'precondition',
+        unjudged: outage,
+        message: `${rule.id} not judged: ${outage.problem}\n${message}`,
+        reproductions: summarize(t.exchanges),
+      };
+    }
     return {
       ...base,
       ...measured,
@@ -220,7 +245,10 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
   if (outcome instanceof Unsupported)
     return { ...base, ...measured, verdict: 'unsupported', gating: false, notJudged: 'capability', message: outcome.message };
   if (outcome instanceof Skipped) {
-    const cause = skipCause(env, outcome.reason, assumptions.rejected ?? [], last);
+    const cause =
+      outcome instanceof NotJudged
+        ? { by: 'precondition' as const, unjudged: outcome.unjudged }
+        : skipCause(env, outcome.reason, assumptions.rejected ?? [], last);
     return {
       ...base,
       ...measured,
@@ -244,7 +272,7 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     return { ...crashed, ...measured, reproductions: summarize(t.exchanges) };
   }
   if (outcome instanceof SetupFailed) {
-    const unjudged = setupCause(env, outcome.reason, outcome.exchange, last);
+    const unjudged = outageShownBy(outcome.exchange ?? last, t.exchanges) ?? setupCause(env, outcome.reason, outcome.exchange, last);
     const named =
       unjudged.id === 'setup'
         ? outcome.reason

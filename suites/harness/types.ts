@@ -53,7 +53,7 @@ export interface TargetEnv {
    * waiting for the service to act on its own (cycles, fills, expiry), all together (--budget-minutes; absent: 8).
    */
   budgetMinutes?: number;
-  /** Partner mode: the lamports the run's wallet may spend on fees in the black-box checks, all together (--budget-lamports). */
+  /** Partner mode: the lamports the partner's wallets may spend on fees (their deposits, the black-box withdrawals), all together (--budget-lamports). */
   budgetLamports?: number;
   /** Opt-in: probes that spend the partner's rate-limit allowance (--allow-rate-limit-probes). */
   allowRateLimitProbes?: boolean;
@@ -84,7 +84,11 @@ export interface Credentials {
   ordersApiKeyAlt?: string;
   quotesApiKey?: string;
   quotesJwt?: string;
+  /** A key of the separate swap API ({dart_url}), sent to the key path only to see it refused (Q-AUTH-007). */
+  swapApiKey?: string;
   walletSecretKey?: string;
+  /** A second funded wallet of the partner: a second user of the tenant where the target cannot fund one (partner mode). */
+  walletSecretKeyAlt?: string;
   /** The tenant the suite provisioned through the control API, when it did. */
   ordersTenantId?: string;
 }
@@ -95,5 +99,7 @@ export const CREDENTIAL_ENV: Record<Exclude<keyof Credentials, 'ordersTenantId'>
   ordersApiKeyAlt: 'ORDERS_API_KEY_ALT',
   quotesApiKey: 'QUOTES_API_KEY',
   quotesJwt: 'QUOTES_JWT',
+  swapApiKey: 'SWAP_API_KEY',
   walletSecretKey: 'TEST_WALLET_SECRET_KEY',
+  walletSecretKeyAlt: 'TEST_WALLET_SECRET_KEY_ALT',
 };

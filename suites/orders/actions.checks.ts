@@ -17,6 +17,7 @@ import {
 } from './orders.ts';
 import { act, failedDca, healthyAfter, readOrder, userWithOrder } from './steps/actions.ts';
 import { orderLock } from './steps/balance.ts';
+import { otherOrdersLocked } from './steps/shared-wallet.ts';
 import { expectError } from './steps/expect.ts';
 import { market, move, place, read, STOP } from './steps/triggers.ts';
 import { asUser } from './users.ts';
@@ -79,7 +80,6 @@ export const pausedOrderCancel = defineCheck({
   service: 'orders',
   rules: ['OA-CANCEL-004', 'OA-BAL-013'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const paused = await act(t, user, created.orderId, 'pause');
@@ -269,14 +269,19 @@ export const retryOfFailedSlice = defineCheck({
   },
 });
 
-/** The order's lockedBreakdown entry and its input row's lockedForFutureTxns. */
+/**
+ * The order's lockedBreakdown entry and its input row's lockedForFutureTxns, less the entries of other orders where
+ * the wallet is the partner's shared one (their locks move on their own: steps/shared-wallet.ts); with `funding` the
+ * whole lockedForFutureTxns of the fresh user's row.
+ */
 async function lockOf(
   t: CheckContext,
   user: Funded,
   created: Created,
 ): Promise<{ locked: bigint; entry?: Record<string, unknown>; ex: Exchange }> {
   const { row, entry, ex } = await orderLock(t, user, created);
-  return { locked: BigInt(String(row?.lockedForFutureTxns ?? 0)), entry, ex };
+  const others = t.control.has('funding') ? 0n : otherOrdersLocked(row, [created.orderId]);
+  return { locked: BigInt(String(row?.lockedForFutureTxns ?? 0)) - others, entry, ex };
 }
 
 export const cancelActive = defineCheck({
@@ -284,7 +289,6 @@ export const cancelActive = defineCheck({
   service: 'orders',
   rules: ['OA-CANCEL-001', 'OA-CANCEL-014', 'OA-STATE-016', 'OA-BAL-012', 'OA-READ-010', 'OA-CANCEL-003'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
     const active = await readOrder(t, user, created);
@@ -315,7 +319,7 @@ export const cancelActive = defineCheck({
     }
     const after = await lockOf(t, user, created);
     t.expect('OA-BAL-012', !after.entry && after.locked === before.locked - BigInt(String(before.entry.amount)), {
-      documented: `no lockedBreakdown entry for the order and lockedForFutureTxns ${before.locked} - ${String(before.entry.amount)}`,
+      documented: `no lockedBreakdown entry for the order and lockedForFutureTxns ${before.locked} - ${String(before.entry.amount)}${t.control.has('funding') ? '' : " (less other orders' entries)"}`,
       received: { entry: after.entry, lockedForFutureTxns: after.locked.toString() },
       exchange: after.ex,
     });
@@ -481,10 +485,9 @@ export const actionsOnOthersOrders = defineCheck({
   service: 'orders',
   rules: ['OA-ERR-005', 'OA-ERR-006'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { created } = await userWithOrder(t);
-    const other = await intentUser(t, false);
+    const other = await intentUser(t, false, 'second');
     const unknown = '00000000-0000-4000-8000-000000000000';
     for (const action of ['pause', 'resume', 'retry', 'cancel'] as const) {
       const body = action === 'cancel' ? { withdraw: false } : {};

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { listOperations, validateResponse, type OperationInfo } from '../../generators/index.ts';
+import { listOperations, type OperationInfo } from '../../generators/index.ts';
 import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type Check, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
@@ -11,7 +11,16 @@ import type { SiwsEnvironment } from './siws.ts';
 import { CREDENTIAL_STATES, type CredentialState, keyInState, PARTNER_READ } from './steps/auth.ts';
 import { expectErrorEnvelope } from './steps/expect.ts';
 import { ordersOfEveryType } from './steps/reads.ts';
-import { correctBody, onboardedUser, otherTenantKey, postOnboard, rateLimited, servedRequest, throwawayWallet } from './users.ts';
+import {
+  correctBody,
+  onboardedUser,
+  otherTenantKey,
+  postOnboard,
+  rateLimited,
+  servedRequest,
+  throwawayWallet,
+  validateAgainstSpec,
+} from './users.ts';
 import { specRule, type RuleId } from '../../generators/vocabulary.ts';
 
 /**
@@ -122,32 +131,6 @@ async function probe(
   return ex;
 }
 
-/** Auth answers are checked against the spec as the harness would (OA-SHAPE-001 and the x-rules below it). */
-function validateAuthAnswer(t: CheckContext, m: MatrixOperation, ex: Exchange): void {
-  const r = validateResponse('orders', m.op.operationId, ex.response.status, ex.response.mediaType, ex.response.body);
-  if (!r.documentedStatus || !r.documentedMediaType) {
-    t.violations.push({
-      rule: specRule(m.op.rule),
-      detail: {
-        documented: `a documented status and media type for ${m.op.operationId}`,
-        received: { status: ex.response.status, mediaType: ex.response.mediaType },
-        exchange: ex,
-      },
-    });
-    return;
-  }
-  for (const err of r.errors) {
-    t.violations.push({
-      rule: specRule(err.rule),
-      detail: {
-        documented: `the ${ex.response.status} body of ${m.op.operationId} matches the spec`,
-        received: { violation: `${err.instancePath || '(body)'} ${err.message}`, body: ex.response.body },
-        exchange: ex,
-      },
-    });
-  }
-}
-
 interface MatrixCase {
   name: string;
   rule: RuleId;
@@ -234,7 +217,8 @@ async function judgeEach(
     });
     if (j.authAnswer) {
       expectErrorEnvelope(t, ex);
-      validateAuthAnswer(t, m, ex);
+      // Auth answers are checked against the spec as the harness would (OA-SHAPE-001 and the x-rules below it).
+      validateAgainstSpec(t, m.op.operationId, ex, specRule(m.op.rule));
     }
   }
   t.note(`${ops.length} operation(s) judged`);

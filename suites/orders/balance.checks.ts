@@ -138,14 +138,16 @@ export const hideZeroKeepsRowsThatAreNotAllZero = defineCheck({
   service: 'orders',
   rules: ['OA-BAL-024', 'OA-BAL-001'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    // A fresh user's one active DCA order: its deposit is its lock, so the input mint is fully locked (available 0).
+    // A fresh user's one active DCA order (funding): its deposit is its lock, so the input mint is fully locked (available 0).
     const active = await activeOrderOf(t, 'dca');
     if (active === undefined) t.skip('the target creates no DCA order from the assumed template: no locked row to list');
     const shown = rowsOf(t, await getBalance(t, active.user.sub, false));
     const hiddenEx = await getBalance(t, active.user.sub, true);
     const hidden = rowsOf(t, hiddenEx);
+    // The partner's shared wallet (no funding): its other orders may move a row between the two reads; read it again.
+    if (!t.control.has('funding') && !deepEqual(shown, rowsOf(t, await getBalance(t, active.user.sub, false))))
+      t.skip("the partner's shared wallet's balance moved between the reads (another order's cycle or fill): rerun it");
     const nonZero = shown.filter((row) => BUCKETS.some((k) => row[k] !== '0'));
     if (!nonZero.some((row) => row.totalBalance !== '0' && row.availableToWithdraw === '0')) {
       t.note('no row is fully locked (total > 0, available 0): only the other non-zero rows are judged');

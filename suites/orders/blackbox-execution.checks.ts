@@ -1,7 +1,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { dcaRequest } from './orders.ts';
 import { createSmallest, partnerUser, readDetail, reserveWait, serviceNow, skipIfUncovered, waitFor } from './steps/blackbox.ts';
-import { readExecutions, type Row } from './steps/dca.ts';
+import { expectAmountsAreRowSums, readExecutions, type Row } from './steps/dca.ts';
 
 /**
  * Partner mode, execution (steps/blackbox.ts): a DCA order of two 60-second cycles, the smallest the documents allow,
@@ -16,9 +16,6 @@ const GRACE_SECONDS = 60;
 /** Once the last cycle is counted, the order has this long to read completed. */
 const SETTLE_SECONDS = 20;
 const TERMINAL = ['completed', 'failed', 'cancelled', 'expired'];
-
-const sum = (rows: Row[], field: string) =>
-  rows.reduce((total, r) => total + BigInt(typeof r[field] === 'string' ? (r[field] as string) : '0'), 0n);
 
 export const dcaRunsByItself = defineCheck({
   name: 'dca-order-of-60-second-cycles-runs-them-by-itself-and-completes',
@@ -100,15 +97,7 @@ export const dcaRunsByItself = defineCheck({
       received: rows.map((r) => ({ executionType: r.executionType, status: r.status, inputAmount: r.inputAmount })),
       exchange: ex,
     });
-    t.expect(
-      'OA-EXEC-021',
-      end.order.amountSpent === sum(done, 'inputAmount').toString() && end.order.amountReceived === sum(done, 'outputAmount').toString(),
-      {
-        documented: `amountSpent ${sum(done, 'inputAmount')} and amountReceived ${sum(done, 'outputAmount')}: the sums over the success rows`,
-        received: { amountSpent: end.order.amountSpent, amountReceived: end.order.amountReceived },
-        exchange: end.ex,
-      },
-    );
+    expectAmountsAreRowSums(t, 'OA-EXEC-021', end, done);
     const newest = [...done].sort((a, b) => Date.parse(String(b.executedAt)) - Date.parse(String(a.executedAt)))[0];
     t.expect('OA-EXEC-022', end.order.lastExecutionTxHash === newest?.txSignature, {
       documented: `lastExecutionTxHash the txSignature of the most recent success row (${String(newest?.txSignature)})`,

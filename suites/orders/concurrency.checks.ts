@@ -19,6 +19,7 @@ import {
 import { act, failedDca, readOrder } from './steps/actions.ts';
 import { bucket, usdcRow } from './steps/balance.ts';
 import { userWithIntent } from './steps/create.ts';
+import { othersBracket } from './steps/shared-wallet.ts';
 import { builtTransaction, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
 import { asUser } from './users.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
@@ -216,11 +217,11 @@ export const walletConfirmsAtOnceMoveFundsOnce = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-014'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const amount = 2_000_000n;
     const built = builtTransaction(await walletWithdraw(t, user, { amount: amount.toString() }), 'POST /withdraw/transaction');
+    const settled = await othersBracket(t, user);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
     const body = { signedTransaction: signedWithdrawal(built, user) };
     const answers = await race(() => asUser(t, user.sub, { method: 'POST', path: '/withdraw/confirm', json: body, retry: false }));
@@ -232,6 +233,7 @@ export const walletConfirmsAtOnceMoveFundsOnce = defineCheck({
       exchange: winners[1] ?? others[0],
     });
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    await settled();
     t.expect('OA-WDW-014', before - after === (winners.length === 1 ? amount : 0n) && after >= 0n, {
       documented: `USDC totalBalance drops by ${amount} once (${winners.length} confirm answered 2xx)`,
       received: { before: before.toString(), after: after.toString() },

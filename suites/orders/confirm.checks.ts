@@ -1,7 +1,6 @@
 import { SystemProgram, Transaction } from '@solana/web3.js';
 import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { type Check, defineCheck, type CheckContext } from '../harness/check.ts';
-import { SetupFailed } from '../harness/failure.ts';
 import { isObject } from '../shared/values.ts';
 import { signedByThrowaway } from './signing-gate.ts';
 import {
@@ -21,7 +20,7 @@ import {
 import { orderIds, userWithIntent } from './steps/create.ts';
 import { managerBalance } from './steps/dca.ts';
 import { type ErrorAnswer, expectError, expectErrorEnvelope } from './steps/expect.ts';
-import { asUser, correctBody, otherTenantKey, postOnboard, testWallet, throwawayWallet } from './users.ts';
+import { asUser, onboardedOnTenant, otherTenantKey, throwawayWallet } from './users.ts';
 
 /**
  * POST /orders/confirm (area CONF: "Orders: create"; Errors, Orders and transactions): the confirm of a signed deposit,
@@ -167,10 +166,9 @@ const confirmOtherUser = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-013'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const owner = await intentUser(t, true);
-    const other = await intentUser(t, true);
+    const other = await intentUser(t, true, 'second');
     const intent = await pendingIntent(t, owner);
     const ex = await postConfirm(t, other.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, owner) });
     expectError(t, 'OA-CONF-013', ex, {
@@ -186,18 +184,11 @@ const confirmOtherTenant = defineCheck({
   service: 'orders',
   rules: ['OA-CONF-014'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const owner = await intentUser(t, true);
     const intent = await pendingIntent(t, owner);
     const tenant = await otherTenantKey(t);
-    const wallet = testWallet(t);
-    const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), tenant.apiKey);
-    if (!is2xx(onboard))
-      throw new SetupFailed(
-        `onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`,
-        onboard,
-      );
+    const wallet = await onboardedOnTenant(t, tenant.apiKey);
     const ex = await asUser(t, wallet.sub, {
       method: 'POST',
       path: '/orders/confirm',

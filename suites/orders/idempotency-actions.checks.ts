@@ -6,6 +6,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { type Funded, signedWithdrawal, usdc } from './orders.ts';
 import { act, failedDca, readOrder, userWithOrder } from './steps/actions.ts';
 import { bucket, usdcRow } from './steps/balance.ts';
+import { othersBracket } from './steps/shared-wallet.ts';
 import { RAISED_TOTAL, raiseTotal } from './steps/dca.ts';
 import {
   abandonLater,
@@ -71,10 +72,9 @@ interface Replay {
  * Keyed actions whose replay differs from a second run, one row per check: the state each needs is made first, then
  * each action is sent twice with one key and its first answer expected back.
  */
-const REPLAYED: ReadonlyArray<{ name: string; needs: Check['needs']; replays(t: CheckContext): Promise<Replay[]> }> = [
+const REPLAYED: ReadonlyArray<{ name: string; needs?: Check['needs']; replays(t: CheckContext): Promise<Replay[]> }> = [
   {
     name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
-    needs: ['funding'],
     replays: async (t) => {
       const { user, created } = await userWithOrder(t);
       return [
@@ -93,7 +93,6 @@ const REPLAYED: ReadonlyArray<{ name: string; needs: Check['needs']; replays(t: 
   },
   {
     name: 'resume-repeated-with-the-same-idempotency-key-replays-its-answer',
-    needs: ['funding'],
     replays: async (t) => {
       const { user, created } = await userWithOrder(t);
       const paused = await act(t, user, created.orderId, 'pause');
@@ -123,7 +122,6 @@ const REPLAYED: ReadonlyArray<{ name: string; needs: Check['needs']; replays(t: 
   },
   {
     name: 'dca-modify-confirm-repeated-with-the-same-idempotency-key-replays-its-answer',
-    needs: ['funding'],
     replays: async (t) => {
       const { user, created } = await userWithOrder(t);
       const { signedTransaction } = await raiseTotal(t, user, created);
@@ -140,7 +138,6 @@ const REPLAYED: ReadonlyArray<{ name: string; needs: Check['needs']; replays(t: 
   },
   {
     name: 'wallet-withdrawal-build-repeated-with-the-same-idempotency-key-replays-its-answer',
-    needs: ['funding'],
     replays: async (t) => {
       const user = await withdrawUser(t);
       const body = { userPubkey: user.userPubkey, tokenMint: usdc(), amount: '1000000' };
@@ -173,7 +170,6 @@ export const orderWithdrawReplayed = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-001'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
     const send = keyedPost(t, user, `/orders/${orderId}/withdraw`, {});
@@ -193,9 +189,11 @@ export const orderWithdrawReplayed = defineCheck({
 /** Confirms twice with one key: the replay answers the first confirm again and moves no further USDC. */
 async function expectConfirmReplay(t: CheckContext, user: Funded, send: () => Promise<Exchange>, what: string): Promise<void> {
   const first = await firstAnswer(send, what);
+  const settled = await othersBracket(t, user);
   const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
   const replay = await send();
   const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
+  await settled();
   t.expect('OA-IDEM-001', sameAnswer(first, replay) && after === before, {
     documented: `${what} repeated with the same key and body replays the cached answer (${first.response.status}) and leaves totalBalance at ${before}`,
     received: { ...failureOf(replay), totalBalanceAfter: after.toString() },
@@ -208,7 +206,6 @@ export const walletConfirmReplayed = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-001'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const built = builtTransaction(await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
@@ -222,7 +219,6 @@ export const orderConfirmReplayed = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-001'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
     const built = await pendingOrderWithdrawal(t, user, orderId);

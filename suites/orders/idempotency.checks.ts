@@ -413,10 +413,9 @@ const keysScopedPerUser = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-008'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const a = await intentUser(t, true);
-    const b = await intentUser(t, true);
+    const b = await intentUser(t, true, 'second');
     await pendingIntent(t, b);
     await expectFreshKeysFor(t, 'OA-IDEM-008', a, b, `another end user (${b.sub}) of the tenant`);
   },
@@ -427,7 +426,6 @@ const keysScopedPerTenant = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-009'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const a = await intentUser(t, true);
     const tenant = await otherTenantKey(t);

@@ -29,7 +29,7 @@ import {
 } from './orders.ts';
 import { requestOf, richUser, validConfig } from './steps/create.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
-import { asUser, correctBody, onboardedUser, postOnboard, serviceNow, testWallet, throwawayWallet } from './users.ts';
+import { asUser, onboardedOnTenant, onboardedUser, serviceNow, throwawayWallet } from './users.ts';
 
 /**
  * POST /orders/intent (area INT: "Orders: create"; Errors): the pending order and its unsigned deposit, for every order
@@ -374,13 +374,7 @@ const feeFollowsSponsorship = defineCheck({
     for (const feeSponsored of [true, false]) {
       const tenant = await t.control.createTenant({ feeSponsored });
       const headers = { 'X-Service-Key': tenant.apiKey };
-      const wallet = testWallet(t);
-      const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), tenant.apiKey);
-      if (!is2xx(onboard))
-        throw new SetupFailed(
-          `onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`,
-          onboard,
-        );
+      const wallet = await onboardedOnTenant(t, tenant.apiKey);
       const userPubkey = wallet.keypair.publicKey.toBase58();
       await t.control.fund(userPubkey, 'native', '1000000000');
       try {

@@ -34,12 +34,11 @@ export const othersOrdersAreOutOfReach = defineCheck({
   service: 'orders',
   rules: ['OA-ERR-006', 'OA-ERR-013'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const owner = await intentUser(t, true);
+    const intruder = await intentUser(t, true, 'second');
     const dca = await createOrder(t, owner, intentRequest('dca'));
     const stop = await createOrder(t, owner, intentRequest('stop_loss'));
-    const intruder = await intentUser(t, true);
     const read = async (order: Created) => watched(await readOrder(t, owner, order));
     const before = [await read(dca), await read(stop)];
 

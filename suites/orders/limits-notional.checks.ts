@@ -6,7 +6,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { dcaRequest, intentRequest, intentUser, NATIVE_MINT, postIntent, skipIfTemplateRejected, usdc, usdt } from './orders.ts';
 import { templatesAccepted, TRIGGER_TYPES } from './steps/create.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
-import { correctBody, postOnboard, testWallet } from './users.ts';
+import { onboardedOnTenant } from './users.ts';
 
 /**
  * The minimum notional of POST /orders/intent (area LIM: Limits, Minimum notional; Errors, MIN_NOTIONAL_NOT_MET,
@@ -63,13 +63,7 @@ const tenantMinimum = defineCheck({
   needs: ['tenants'],
   async run(t: CheckContext) {
     const tenant = await t.control.createTenant({ minNotionalUsdCents: 2500 });
-    const wallet = testWallet(t);
-    const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), tenant.apiKey);
-    if (!is2xx(onboard))
-      throw new SetupFailed(
-        `onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`,
-        onboard,
-      );
+    const wallet = await onboardedOnTenant(t, tenant.apiKey);
     const post = (amount: string) =>
       postIntent(t, wallet.sub, intentRequest('stop_loss', { config: { amount } }), { 'X-Service-Key': tenant.apiKey });
     // At the minimum first: the assumed template accepted (or the check skips), then below it.

@@ -351,10 +351,9 @@ export const identityConflict = defineCheck({
   // Only the unambiguous case (UNKNOWNS part B, onboarding conflicts): both sub and wallet are bound, to two users.
   rules: ['OA-ONB-015', 'OA-ENV-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const a = testWallet(t);
-    const b = testWallet(t);
+    const b = testWallet(t, 'second');
     await onboardedUser(t, a);
     await onboardedUser(t, b);
     const ex = await postOnboard(t, await correctBody(t, a.sub, b.keypair));

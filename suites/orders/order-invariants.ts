@@ -2,7 +2,8 @@ import bs58 from 'bs58';
 import type { CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
-import { INT, ISO_8601, ORDER_TYPES, UUID_V4 } from './orders.ts';
+import { ORDER_TYPES } from '../../generators/vocabulary.ts';
+import { INT, ISO_8601, UUID_V4 } from './orders.ts';
 
 /**
  * The passive order invariants (Resources and their fields: Order, Trigger-order fields; Conventions): facts every

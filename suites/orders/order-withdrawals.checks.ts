@@ -4,11 +4,13 @@ import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
-import { createOrder, dcaRequest, depositedTo, INT, intentRequest, signedWithdrawal, usdc } from './orders.ts';
+import { createOrder, dcaRequest, depositedTo, type Funded, INT, intentRequest, signedWithdrawal, usdc } from './orders.ts';
 import { isObject } from '../shared/values.ts';
 import { cancelledDca, failedDca } from './steps/actions.ts';
 import { bucket, totalBalanceOf, usdcRow } from './steps/balance.ts';
+import { realSignature } from './steps/blackbox.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
+import { othersBracket } from './steps/shared-wallet.ts';
 import {
   abandonLater,
   confirmedBuild,
@@ -35,15 +37,12 @@ const STUCK_LOCK_SECONDS = 9 * 60;
 /** ASSUMED: the automatic return "runs by itself" within a day of the failure (the document gives no delay). */
 const AUTO_RETURN_SECONDS = 24 * 60 * 60;
 
-/** A real signature: base58 of 64 bytes, not all zero. */
-function realSignature(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const bytes = bs58.decode(value);
-    return bytes.length === 64 && bytes.some((byte) => byte !== 0);
-  } catch {
-    return false;
-  }
+/**
+ * The user's withdrawalPending of USDC before a check's build: 0 for a fresh user (funding); the partner's user may hold
+ * another order's pending withdrawal, so the checks judge what their own build adds and its release back to this.
+ */
+async function pendingBefore(t: CheckContext, user: Funded): Promise<bigint> {
+  return bucket((await usdcRow(t, user)).row, 'withdrawalPending');
 }
 
 export const orderWithdrawalBuild = defineCheck({
@@ -145,9 +144,9 @@ export const concurrentOrderWithdrawalBuilds = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-030'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
+    const before = await pendingBefore(t, user);
     const answers = await Promise.all([0, 1, 2].map(() => orderWithdraw(t, user, orderId)));
     abandonLater(t, user, orderId);
     const built = answers.find(is2xx);
@@ -159,9 +158,9 @@ export const concurrentOrderWithdrawalBuilds = defineCheck({
       'OA-OWD-030',
       answers.every((answer) => is2xx(answer) || conflict(answer)) &&
         previewed !== undefined &&
-        bucket(row, 'withdrawalPending') === previewed,
+        bucket(row, 'withdrawalPending') === before + previewed,
       {
-        documented: `each build 2xx or 409 WITHDRAWAL_IN_PROGRESS/IN_FLIGHT, and withdrawalPending of ${usdc()} the previewed amount (${previewed?.toString() ?? 'no 2xx preview'}) counted once`,
+        documented: `each build 2xx or 409 WITHDRAWAL_IN_PROGRESS/IN_FLIGHT, and withdrawalPending of ${usdc()} up by the previewed amount (${previewed?.toString() ?? 'no 2xx preview'}) from ${before}, counted once`,
         received: {
           answers: answers.map((answer) => ({ status: answer.response.status, code: errorCode(answer) ?? '(none)' })),
           withdrawalPending: row.withdrawalPending,
@@ -177,9 +176,9 @@ export const orderWithdrawalConfirm = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-005', 'OA-OWD-006', 'OA-OWD-007', 'OA-OWD-017', 'OA-OWD-031'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
+    const before = await pendingBefore(t, user);
     const built = confirmedBuild(t, await orderWithdraw(t, user, orderId), `POST /orders/${orderId}/withdraw`);
     abandonLater(t, user, orderId);
     const signedTx = signedWithdrawal(built, user);
@@ -217,8 +216,8 @@ export const orderWithdrawalConfirm = defineCheck({
       exchange: detail,
     });
     const { row, ex: balance } = await usdcRow(t, user);
-    t.expect('OA-OWD-007', bucket(row, 'withdrawalPending') === 0n, {
-      documented: 'withdrawalPending released (0) after the confirm',
+    t.expect('OA-OWD-007', bucket(row, 'withdrawalPending') === before, {
+      documented: `withdrawalPending released (back to ${before}, its value before the build) after the confirm`,
       received: row.withdrawalPending,
       exchange: balance,
     });
@@ -231,14 +230,14 @@ export const orderWithdrawalAbandon = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-011', 'OA-OWD-013', 'OA-OWD-012'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
+    const before = await pendingBefore(t, user);
     await pendingOrderWithdrawal(t, user, orderId);
     const first = await orderWithdraw(t, user, orderId, '/abandon');
     const { row, ex: balance } = await usdcRow(t, user);
-    t.expect('OA-OWD-011', is2xx(first) && bucket(row, 'withdrawalPending') === 0n, {
-      documented: '2xx, and withdrawalPending released (0)',
+    t.expect('OA-OWD-011', is2xx(first) && bucket(row, 'withdrawalPending') === before, {
+      documented: `2xx, and withdrawalPending released (back to ${before}, its value before the build)`,
       received: { ...failureOf(first), withdrawalPending: row.withdrawalPending },
       exchange: is2xx(first) ? balance : first,
     });
@@ -276,7 +275,6 @@ export const concurrentOrderWithdrawalConfirms = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-026'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
     const built = await pendingOrderWithdrawal(t, user, orderId);
@@ -284,12 +282,14 @@ export const concurrentOrderWithdrawalConfirms = defineCheck({
     const expected = previewedAmount(dataOf(build)?.withdrawalAmounts, usdc());
     if (expected === undefined)
       throw new SetupFailed(`no ${usdc()} amount in the preview ${JSON.stringify(dataOf(build)?.withdrawalAmounts)}`, build);
+    const settled = await othersBracket(t, user, [orderId]);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
     const body = { signedTransaction: signedWithdrawal(built, user) };
     const answers = await Promise.all(
       [0, 1].map(() => asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/withdraw/confirm`, json: body })),
     );
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    await settled();
     const losers = answers.filter((ex) => !is2xx(ex));
     const documented = (ex: Exchange) =>
       (ex.response.status === 400 && ['ALREADY_WITHDRAWN', 'INVALID_STATE'].includes(String(errorCode(ex)))) ||
@@ -440,7 +440,6 @@ export const orderWithdrawalRepeatAndActive = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-023', 'OA-OWD-029', 'OA-OWD-004'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t, '0');
     const { orderId: active } = await createOrder(t, user, dcaRequest());
@@ -454,18 +453,19 @@ export const orderWithdrawalRepeatAndActive = defineCheck({
     });
     t.note(`order-level withdraw on an active order answered ${refused.response.status} ${String(errorCode(refused) ?? '')}`);
     const { orderId } = await cancelledDca(t, user);
+    const before = await pendingBefore(t, user);
     const { ex: build } = await pendingOrderWithdrawal(t, user, orderId);
     const previewed = previewedAmount(dataOf(build)?.withdrawalAmounts, usdc());
     const repeat = await orderWithdraw(t, user, orderId);
     const { row, ex: balance } = await usdcRow(t, user);
-    const pending = bucket(row, 'withdrawalPending');
+    const pending = bucket(row, 'withdrawalPending') - before;
     if (previewed === undefined)
       throw new SetupFailed(
         `no ${usdc()} amount in the preview ${JSON.stringify(dataOf(build)?.withdrawalAmounts)}: OA-OWD-003 judges it`,
         build,
       );
     t.expect('OA-OWD-029', pending === previewed, {
-      documented: `after a repeated build withdrawalPending of ${usdc()} is the previewed amount ${previewed}, counted once`,
+      documented: `after a repeated build withdrawalPending of ${usdc()} is up by the previewed amount ${previewed} from ${before}, counted once`,
       received: { repeat: failureOf(repeat), withdrawalPending: pending.toString() },
       exchange: balance,
     });

@@ -15,7 +15,9 @@ import {
 } from './signing-gate.ts';
 import { USDC_MINT, USDT_MINT } from './mints.ts';
 import { fill, orderTemplates } from './templates.ts';
-import { asUser, onboardedUser, partnerWalletFunds, testWallet, type OnboardedUser } from './users.ts';
+import { noteSignedDeposit, SIGNATURE_LAMPORTS, spendOnSend } from './lamports.ts';
+import { asUser, onboardedUser, type PartnerWallet, partnerWalletFunds, partnerWalletOf, testWallet, type OnboardedUser } from './users.ts';
+import { ORDER_TYPES, TERMINAL_ORDER_STATUSES } from '../../generators/vocabulary.ts';
 
 /**
  * Order creation as every orders check needs it: the assumed intent templates of the five order types (UNKNOWNS.md
@@ -25,9 +27,10 @@ import { asUser, onboardedUser, partnerWalletFunds, testWallet, type OnboardedUs
  */
 
 export { NATIVE_MINT, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from './signing-gate.ts';
-export const ORDER_TYPES = ['dca', 'stop_loss', 'take_profit', 'oco', 'slice'] as const;
+/** The order types and terminal statuses of the order spec (generators/vocabulary.ts), one list each. */
+export { ORDER_TYPES };
 export type OrderType = (typeof ORDER_TYPES)[number];
-export const TERMINAL_STATUSES = ['completed', 'cancelled', 'failed', 'expired'];
+export const TERMINAL_STATUSES: readonly string[] = TERMINAL_ORDER_STATUSES;
 export const INT = /^(0|[1-9][0-9]*)$/;
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
@@ -166,6 +169,7 @@ export async function postConfirm(
   body: unknown,
   headers: Record<string, string | undefined> = {},
 ): Promise<Exchange> {
+  if (isObject(body)) spendOnSend(t, body.signedTransaction);
   return await asUser(t, sub, { method: 'POST', path: '/orders/confirm', json: body, headers });
 }
 
@@ -173,9 +177,12 @@ export interface Funded extends OnboardedUser {
   keypair: Keypair;
 }
 
-/** An onboarded user whose external wallet holds deposits (100 USDC and 1 native) when `fund` is set. */
-export async function intentUser(t: CheckContext, fund: boolean): Promise<Funded> {
-  const wallet = testWallet(t);
+/**
+ * An onboarded user whose external wallet holds deposits (100 USDC and 1 native) when `fund` is set. Without the
+ * funding capability the user is the partner's wallet `which` (users.ts testWallet): `second` for another user of the tenant.
+ */
+export async function intentUser(t: CheckContext, fund: boolean, which: PartnerWallet = 'own'): Promise<Funded> {
+  const wallet = testWallet(t, which);
   const user = await onboardedUser(t, wallet);
   if (fund) await fundUser(t, user.userPubkey);
   return { ...user, keypair: wallet.keypair };
@@ -297,7 +304,10 @@ export function signedDeposit(
   const base64 = opts.transaction ?? data.transaction;
   if (typeof base64 !== 'string') problems.push('the intent carries no transaction');
   if (problems.length > 0) throw new SigningRefused(step, problems, [], ex);
-  return signForStep(base64 as string, step, user, { exchange: ex, suiteTampered: opts.suiteTampered });
+  const signed = signForStep(base64 as string, step, user, { exchange: ex, suiteTampered: opts.suiteTampered });
+  if (partnerWalletOf(user.userPubkey))
+    noteSignedDeposit(signed, step.feeLamports + SIGNATURE_LAMPORTS, `the deposit of a ${String(data.orderType ?? 'new')} order`);
+  return signed;
 }
 
 /**

@@ -8,7 +8,6 @@ import { expectOrderInvariants, expectRowInvariants } from './order-invariants.t
 import {
   FIVE_MINUTES_MS,
   type Funded,
-  ISO_8601,
   ORDER_TYPES,
   type OrderType,
   pendingIntent,
@@ -21,9 +20,9 @@ import { expectExecutionRows } from './steps/executions.ts';
 import { expectError } from './steps/expect.ts';
 import {
   DETAIL_PATHS,
+  expectDepositRecord,
   idsIn,
   LIST_CAP,
-  ORDER_STATUSES,
   ordersOfEveryType,
   reader,
   recipients,
@@ -31,7 +30,7 @@ import {
   TYPE_FIELDS,
 } from './steps/reads.ts';
 import { asUser } from './users.ts';
-import type { RuleId } from '../../generators/vocabulary.ts';
+import { ORDER_STATUSES, type RuleId } from '../../generators/vocabulary.ts';
 import { USER_ORDER_RULES } from './steps/invariant-rules.ts';
 
 /**
@@ -351,21 +350,7 @@ export const depositRecordOfAnOrder = defineCheck({
   async run(t: CheckContext) {
     const user = await reader(t, true);
     for (const o of await ordersOfEveryType(t, user)) {
-      const ex = await get(t, user, `/orders/${o.orderId}/deposit`);
-      const d = dataOf(ex);
-      t.expect(
-        'OA-DET-009',
-        is2xx(ex) &&
-          typeof d?.txSignature === 'string' &&
-          d.txSignature !== '' &&
-          typeof d.submittedAt === 'string' &&
-          ISO_8601.test(d.submittedAt),
-        {
-          documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`,
-          received: { status: ex.response.status, body: ex.response.body },
-          exchange: ex,
-        },
-      );
+      expectDepositRecord(t, 'OA-DET-009', await get(t, user, `/orders/${o.orderId}/deposit`), o);
     }
   },
 });
@@ -403,7 +388,6 @@ export const pendingListsFollowTheIntent = defineCheck({
   service: 'orders',
   rules: ['OA-READ-011', 'OA-READ-012', 'OA-READ-014'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
     await pendingIntent(t, user);

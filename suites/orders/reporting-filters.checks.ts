@@ -22,7 +22,6 @@ export const partnerOrderFilters = defineCheck({
   service: 'orders',
   rules: ['OA-REP-006', 'OA-REP-007', 'OA-REP-008', 'OA-REP-009', 'OA-REP-010', 'OA-REP-011', 'OA-REP-023'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     const a = await createOrder(t, alice, dcaRequest());
@@ -155,7 +154,6 @@ export const partnerStatusFiltersKeepToTheirStatus = defineCheck({
   service: 'orders',
   rules: ['OA-REP-022'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     const active = await createOrder(t, alice, dcaRequest());

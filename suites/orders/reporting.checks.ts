@@ -5,12 +5,12 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { expectFeeSnapshotWhole, expectOrderInvariants, type InvariantContext, type OrderOwner } from './order-invariants.ts';
-import { createOrder, dcaRequest, ISO_8601, type Created, type OrderType } from './orders.ts';
+import { createOrder, dcaRequest, type Created, type OrderType } from './orders.ts';
 import type { Actor } from './steps/dca.ts';
 import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
 import { expectError } from './steps/expect.ts';
 import { ORDER_READ_RULES, PARTNER_ORDER_RULES } from './steps/invariant-rules.ts';
-import { idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
+import { expectDepositRecord, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
 import { otherTenantKey, servedRequest } from './users.ts';
 
 /**
@@ -119,21 +119,7 @@ export const partnerDepositAndUnknownIds = defineCheck({
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     for (const o of await ordersOfEveryType(t, alice)) {
-      const ex = await partner(t, `/partners/me/orders/${o.orderId}/deposit`);
-      const d = dataOf(ex);
-      t.expect(
-        'OA-REP-016',
-        is2xx(ex) &&
-          typeof d?.txSignature === 'string' &&
-          d.txSignature !== '' &&
-          typeof d.submittedAt === 'string' &&
-          ISO_8601.test(d.submittedAt),
-        {
-          documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(o.order.orderType)} order`,
-          received: { status: ex.response.status, body: ex.response.body },
-          exchange: ex,
-        },
-      );
+      expectDepositRecord(t, 'OA-REP-016', await partner(t, `/partners/me/orders/${o.orderId}/deposit`), o);
     }
     const unknown = randomUUID();
     expectError(t, 'OA-REP-014', await partner(t, `/partners/me/orders/${unknown}`), {

@@ -91,6 +91,8 @@ export interface SiwsOptions {
   values?: Partial<Record<'domain' | 'uri' | 'chainId', string>>;
   /** Leave out the template line at this index (canonical-form probes). */
   omitLine?: number;
+  /** A statement other than the run's (a tenant's own, set through the control API). */
+  statement?: string;
 }
 
 /** The statement of this run: CONFORMANCE_SIWS_STATEMENT, else the file's; undefined for none. */
@@ -102,9 +104,9 @@ function siwsStatement(c: SiwsConfig): string | undefined {
  * The template's lines. A statement (when set, and the template does not place `{statement}` itself) goes after the
  * empty line that follows the `{userPubkey}` line, with an empty line of its own (the EIP-4361 layout).
  */
-export function siwsTemplate(c: SiwsConfig = siwsConfig()): string[] {
+export function siwsTemplate(c: SiwsConfig = siwsConfig(), statement = siwsStatement(c)): string[] {
   const lines = [...c.template];
-  if (siwsStatement(c) === undefined || lines.some((line) => line.includes('{statement}'))) return lines;
+  if (statement === undefined || lines.some((line) => line.includes('{statement}'))) return lines;
   lines.splice(lines.findIndex((line) => line.includes('{userPubkey}')) + 2, 0, '{statement}', '');
   return lines;
 }
@@ -122,14 +124,14 @@ export function renderSiws(ordersUrl: string, fields: SiwsFields, opts: SiwsOpti
     domain: process.env.CONFORMANCE_SIWS_DOMAIN ?? c.domain ?? new URL(base).host,
     uri: process.env.CONFORMANCE_SIWS_URI ?? c.uri ?? base,
     chainId: siwsChainId(opts.environment),
-    statement: siwsStatement(c) ?? '',
+    statement: opts.statement ?? siwsStatement(c) ?? '',
     userPubkey: fields.userPubkey,
     issuedAt: fields.issuedAt,
     nonce: fields.nonce,
     ...opts.values,
   };
   const end = opts.lineEnding ?? c.limits.lineEnding;
-  const lines = siwsTemplate(c)
+  const lines = siwsTemplate(c, opts.statement ?? siwsStatement(c))
     .filter((_line, i) => i !== opts.omitLine)
     .map((line) => line.replace(/\{(\w+)\}/g, (_m, name: string) => values[name] ?? ''));
   return lines.join(end) + ((opts.trailingNewline ?? c.limits.trailingNewline) ? end : '');
@@ -181,6 +183,7 @@ export function onboardBody(
     opts.values !== undefined ||
     opts.omitLine !== undefined ||
     opts.environment !== undefined ||
+    opts.statement !== undefined ||
     signer !== wallet;
   if (bent && isProtectedWallet(signer))
     throw new Error("SIWS gate: the run's wallet signs only the canonical message of this run (a probe must use a throwaway wallet)");

@@ -1,6 +1,17 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { INT } from './orders.ts';
-import { AMOUNT, executions, FIRED, filledStop, market, move, OCO, place, read, triggerOrdersOfOneUser } from './steps/triggers.ts';
+import {
+  AMOUNT,
+  executions,
+  expectExecutedPrice,
+  FIRED,
+  filledStop,
+  market,
+  move,
+  OCO,
+  place,
+  read,
+  triggerOrdersOfOneUser,
+} from './steps/triggers.ts';
 
 /**
  * The fill of a trigger order and its one execution row (areas EXEC and TRIG: "Execution", "Trigger-order fields"):
@@ -41,15 +52,7 @@ export const stopLossFillIsOneRow = defineCheck({
       received: { amountReceived: order.amountReceived, outputAmount: row.outputAmount, rowStatus: row.status },
       exchange: ex,
     });
-    t.expect(
-      'OA-TRIG-027',
-      typeof order.executedPrice === 'string' && INT.test(order.executedPrice) && Number.isInteger(order.executedPriceDecimals),
-      {
-        documented: 'a completed trigger order has executedPrice (integer string) and executedPriceDecimals (integer)',
-        received: { executedPrice: order.executedPrice, executedPriceDecimals: order.executedPriceDecimals },
-        exchange: ex,
-      },
-    );
+    expectExecutedPrice(t, 'OA-TRIG-027', order, ex);
   },
 });
 

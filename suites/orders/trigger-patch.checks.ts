@@ -275,7 +275,6 @@ function refusedPatch({ name, rule, why, cases }: RefusedPatch) {
     service: 'orders',
     rules: [rule],
     profile: 'full',
-    needs: ['funding'],
     async run(t: CheckContext) {
       const user = await intentUser(t, true);
       const now = Math.floor((await serviceNow(t)).now.getTime() / 1000);

@@ -9,14 +9,17 @@ import { SetupFailed, Unsupported } from '../harness/failure.ts';
 import { randomToken } from '../shared/values.ts';
 import { protectWallet } from './signing-gate.ts';
 import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
-import { specRule } from '../../generators/vocabulary.ts';
+import { type RuleId, specRule } from '../../generators/vocabulary.ts';
 
-/** Check an answer against the orders spec as the harness does (violations surface after the check's assertions). */
-export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Exchange): void {
+/**
+ * Check an answer against the orders spec as the harness does (violations surface after the check's assertions); an
+ * undocumented status or media type is a violation of `statusRule` (the operation's own rule where the caller has it).
+ */
+export function validateAgainstSpec(t: CheckContext, operationId: string, ex: Exchange, statusRule: RuleId = 'OA-SHAPE-001'): void {
   const r = validateResponse('orders', operationId, ex.response.status, ex.response.mediaType, ex.response.body);
   if (!r.documentedStatus || !r.documentedMediaType) {
     t.violations.push({
-      rule: 'OA-SHAPE-001',
+      rule: statusRule,
       detail: {
         documented: `a documented status and media type for ${operationId}`,
         received: { status: ex.response.status, mediaType: ex.response.mediaType, body: ex.response.body },
@@ -98,41 +101,64 @@ export function walletOfSub(sub: string): Keypair | undefined {
 }
 
 /**
- * The wallet a check onboards: a fresh generated keypair when the target simulates the chain (`funding`), else the
- * run's TEST_WALLET_SECRET_KEY with a sub derived from it (so reruns repeat the same binding), else skipped.
+ * Which of the partner's wallets stands in for a generated one where the target cannot fund: `own` the run's
+ * TEST_WALLET_SECRET_KEY, `second` TEST_WALLET_SECRET_KEY_ALT (a second user of the tenant, beside the first).
  */
-export function testWallet(t: CheckContext): TestWallet {
-  const wallet = chooseWallet(t);
+export type PartnerWallet = 'own' | 'second';
+
+const PARTNER_WALLET_ENV = { own: 'TEST_WALLET_SECRET_KEY', second: 'TEST_WALLET_SECRET_KEY_ALT' } as const;
+
+/** The partner's wallets (not generated) this process onboarded, by public key, and the variable each came from. */
+const partnerWallets = new Map<string, string>();
+
+/**
+ * The wallet a check onboards: a fresh generated keypair when the target simulates the chain (`funding`), else the
+ * partner's wallet `which` (TEST_WALLET_SECRET_KEY, or TEST_WALLET_SECRET_KEY_ALT for a second user) with a sub
+ * derived from it (so reruns repeat the same binding); without it the check skips (own) or is unsupported (second).
+ */
+export function testWallet(t: CheckContext, which: PartnerWallet = 'own'): TestWallet {
+  const wallet = chooseWallet(t, which);
   walletsBySub.set(wallet.sub, wallet.keypair);
   return wallet;
 }
 
-function chooseWallet(t: CheckContext): TestWallet {
+function chooseWallet(t: CheckContext, which: PartnerWallet): TestWallet {
   if (t.control.has('funding')) return { keypair: Keypair.generate(), sub: randomToken('conformance-sub'), generated: true };
-  const secret = t.env.credentials.walletSecretKey;
-  if (!secret) t.skip('needs a wallet: TEST_WALLET_SECRET_KEY, or a target offering the funding capability (generated wallets)');
+  const name = PARTNER_WALLET_ENV[which];
+  const secret = which === 'own' ? t.env.credentials.walletSecretKey : t.env.credentials.walletSecretKeyAlt;
+  if (!secret && which === 'own')
+    t.skip('needs a wallet: TEST_WALLET_SECRET_KEY, or a target offering the funding capability (generated wallets)');
+  if (!secret) throw new Unsupported('funding (or TEST_WALLET_SECRET_KEY_ALT, a second funded wallet: a second user of the tenant)');
+  if (which === 'second' && secret === t.env.credentials.walletSecretKey)
+    throw new SetupFailed('TEST_WALLET_SECRET_KEY_ALT is TEST_WALLET_SECRET_KEY: a second wallet is needed');
   let keypair: Keypair;
   try {
     keypair = Keypair.fromSecretKey(bs58.decode(secret));
   } catch (e) {
-    throw new SetupFailed(`TEST_WALLET_SECRET_KEY is not a base58 64-byte secret key: ${(e as Error).message}`);
+    throw new SetupFailed(`${name} is not a base58 64-byte secret key: ${(e as Error).message}`);
   }
   protectWallet(keypair);
+  partnerWallets.set(keypair.publicKey.toBase58(), name);
   return { keypair, sub: `conformance-${keypair.publicKey.toBase58().slice(0, 16)}`, generated: false };
+}
+
+/** The variable of the partner's wallet `wallet` is (TEST_WALLET_SECRET_KEY or _ALT), if it is one this process onboarded. */
+export function partnerWalletOf(wallet: string): string | undefined {
+  return partnerWallets.get(wallet);
 }
 
 /**
  * Funds for a check that needs only enough money, never an exact amount it asserts against: through the control API
- * when the target offers `funding` (false: the caller funds), else the run's funded wallet (TEST_WALLET_SECRET_KEY)
- * stands in when `wallet` is it (true: nothing to fund; a deposit it cannot pay is a broken precondition of the check,
- * never its rule); else unsupported, naming what would make it judgeable.
+ * when the target offers `funding` (false: the caller funds), else the partner's funded wallet (TEST_WALLET_SECRET_KEY,
+ * or _ALT for a second user) stands in when `wallet` is one (true: nothing to fund; a deposit it cannot pay is a broken
+ * precondition of the check, never its rule; its fees count against --budget-lamports); else unsupported, naming what
+ * would make it judgeable.
  */
 export function partnerWalletFunds(t: CheckContext, wallet: string, what: string): boolean {
   if (t.control.has('funding')) return false;
-  const own = [...walletsBySub.values()].some((k) => k.publicKey.toBase58() === wallet);
-  if (!own || !t.env.credentials.walletSecretKey)
-    throw new Unsupported('funding (or TEST_WALLET_SECRET_KEY, a funded wallet the check onboards)');
-  t.note(`funds: the run's wallet (TEST_WALLET_SECRET_KEY) pays for ${what}; no funding capability`);
+  const name = partnerWalletOf(wallet);
+  if (!name) throw new Unsupported('funding (or TEST_WALLET_SECRET_KEY, a funded wallet the check onboards)');
+  t.note(`funds: the partner's wallet (${name}) pays for ${what}; no funding capability`);
   return true;
 }
 
@@ -180,6 +206,20 @@ export async function onboardedUser(t: CheckContext, wallet: TestWallet = testWa
   }
   t.confirm('siws-form');
   return { sub: wallet.sub, userPubkey: wallet.keypair.publicKey.toBase58(), userId: d.userId, walletAddress: d.walletAddress };
+}
+
+/**
+ * The check's wallet (or `wallet`) onboarded on the tenant of `apiKey` (another than the run's); a failure is a broken
+ * precondition of the check.
+ */
+export async function onboardedOnTenant(t: CheckContext, apiKey: string, wallet: TestWallet = testWallet(t)): Promise<TestWallet> {
+  const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), apiKey);
+  if (!is2xx(onboard))
+    throw new SetupFailed(
+      `onboarding on a fresh tenant answered ${onboard.response.status} ${JSON.stringify(onboard.response.body).slice(0, 300)}`,
+      onboard,
+    );
+  return wallet;
 }
 
 /**

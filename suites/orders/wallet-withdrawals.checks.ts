@@ -4,6 +4,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { createOrder, dcaRequest, depositedTo, type Funded, intentUser, signedWithdrawal, usdc } from './orders.ts';
 import { bucket, usdcRow } from './steps/balance.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
+import { othersBracket } from './steps/shared-wallet.ts';
 import { confirmedBuild, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
 import { asUser, throwawayWallet } from './users.ts';
 
@@ -13,15 +14,19 @@ import { asUser, throwawayWallet } from './users.ts';
  * place in the answer is assumed (UNKNOWNS.md O12, steps/withdrawals.ts); effects are read from GET /me/balance.
  */
 
-/** A user whose USDC is partly locked by an active DCA order and partly available (5 USDC); the available amount. */
-async function partlyLocked(t: CheckContext): Promise<{ user: Funded; available: bigint }> {
+/**
+ * A user whose USDC is partly locked by an active DCA order and partly available (5 USDC); the available amount, and
+ * the end of a bracket begun before it was read (steps/shared-wallet.ts: the partner's other orders did not move it).
+ */
+async function partlyLocked(t: CheckContext): Promise<{ user: Funded; available: bigint; settled: () => Promise<void> }> {
   const user = await withdrawUser(t);
-  await createOrder(t, user, dcaRequest());
+  const { orderId } = await createOrder(t, user, dcaRequest());
+  const settled = await othersBracket(t, user, [orderId]);
   const { row } = await usdcRow(t, user);
   const available = bucket(row, 'availableToWithdraw');
   if (available === 0n || available === bucket(row, 'totalBalance'))
     throw new SetupFailed(`expected an order lock and 5 USDC available, got ${JSON.stringify(row)}`);
-  return { user, available };
+  return { user, available, settled };
 }
 
 export const walletWithdrawalMax = defineCheck({
@@ -29,11 +34,11 @@ export const walletWithdrawalMax = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-003'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const { user, available } = await partlyLocked(t);
+    const { user, available, settled } = await partlyLocked(t);
     confirmedBuild(t, await walletWithdraw(t, user, { amount: '1000000' }), 'POST /withdraw/transaction of 1 USDC');
     const max = await walletWithdraw(t, user, {});
+    await settled();
     const maxTx = is2xx(max) ? confirmedBuild(t, max, 'POST /withdraw/transaction without amount').tx : undefined;
     const paid = maxTx ? depositedTo(maxTx, user.userPubkey, usdc()).amount : undefined;
     t.expect('OA-WDW-003', paid === available, {
@@ -49,10 +54,10 @@ export const walletWithdrawalBuilds = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-001', 'OA-WDW-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const { user, available } = await partlyLocked(t);
+    const { user, available, settled } = await partlyLocked(t);
     const exact = await walletWithdraw(t, user, { amount: available.toString() });
+    await settled();
     expectAccepted(t, 'OA-WDW-001', exact, `2xx for amount ${available} = availableToWithdraw`);
     const { tx } = confirmedBuild(t, exact, 'POST /withdraw/transaction');
     const toUser = depositedTo(tx, user.userPubkey, usdc());
@@ -69,9 +74,9 @@ export const walletWithdrawalConfirm = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-004', 'OA-WDW-015'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
+    const settled = await othersBracket(t, user);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
     const built = confirmedBuild(t, await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
     const ex = await asUser(t, user.sub, {
@@ -80,6 +85,7 @@ export const walletWithdrawalConfirm = defineCheck({
       json: { signedTransaction: signedWithdrawal(built, user) },
     });
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    await settled();
     t.expect('OA-WDW-004', is2xx(ex) && after === before - 2_000_000n, {
       documented: `2xx, and totalBalance drops by 2000000 (from ${before})`,
       received: { ...failureOf(ex), totalBalanceAfter: after.toString() },
@@ -130,14 +136,15 @@ export const walletWithdrawalFundsLocked = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-007', 'OA-WDW-008'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const { orderId } = await createOrder(t, user, dcaRequest());
+    const settled = await othersBracket(t, user, [orderId]);
     const { row } = await usdcRow(t, user);
     const amount = bucket(row, 'availableToWithdraw') + 1n;
     if (amount > bucket(row, 'totalBalance')) throw new SetupFailed(`expected available below total, got ${JSON.stringify(row)}`);
     const ex = await walletWithdraw(t, user, { amount: amount.toString() });
+    await settled();
     expectError(t, 'OA-WDW-007', ex, {
       status: 400,
       codes: ['FUNDS_LOCKED'],
@@ -157,7 +164,6 @@ export const walletWithdrawalForeignKey = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-011'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await withdrawUser(t);
     const foreign = throwawayWallet().publicKey.toBase58();

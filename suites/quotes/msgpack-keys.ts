@@ -10,52 +10,18 @@
  * (base64 in the JSON view), and a binary of another length at a key position stays visibly malformed.
  */
 import bs58 from 'bs58';
-import { isObject } from '../shared/values.ts';
+import { mapPubkeys } from '../../generators/vocabulary.ts';
 
-/**
- * Where public keys sit in the bodies of the quote service, from the root (`*` is any key or index). One list for
- * every endpoint: quote/swap, the distributor's quote/price (inputMint, outputMint) and venues (programIds).
- */
-export const PUBKEY_PATHS: readonly string[] = [
-  'inputMint',
-  'outputMint',
-  'alts.*.p',
-  'alts.*.a.*',
-  'quotes.*.addressLookupTables.*',
-  'quotes.*.instructions.*.p',
-  'quotes.*.instructions.*.a.*.p',
-  'quotes.*.steps.*.ammKey',
-  'quotes.*.steps.*.inputMint',
-  'quotes.*.steps.*.outputMint',
-  'quotes.*.steps.*.feeMint',
-  'programIds.*',
-];
-
-const SEGMENTS = PUBKEY_PATHS.map((path) => path.split('.'));
-
-function join(at: string, key: string | number): string {
-  return at ? `${at}.${key}` : String(key);
-}
-
-/** `value` with `change` applied at every position `path` reaches (copies along the way; nothing else touched). */
-function mapAt(value: unknown, path: readonly string[], change: (v: unknown, at: string) => unknown, at = ''): unknown {
-  if (path.length === 0) return change(value, at);
-  const [head, ...rest] = path as [string, ...string[]];
-  if (Array.isArray(value)) return head === '*' ? value.map((v, i) => mapAt(v, rest, change, join(at, i))) : value;
-  if (!isObject(value)) return value;
-  if (head === '*') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapAt(v, rest, change, join(at, k))]));
-  return head in value ? { ...value, [head]: mapAt(value[head], rest, change, join(at, head)) } : value;
-}
+// Where public keys sit: generators/vocabulary.ts PUBKEY_POSITIONS, every position the spec types as Base58Pubkey in a
+// quote or venues response (one list for quote/swap, the distributor's quote/price and venues).
 
 /** Every value at a key position, with where it sits (`quotes.titan.steps.0.ammKey`). Null and absent ones are skipped. */
 export function keysOf(body: unknown): Array<{ at: string; value: unknown }> {
   const found: Array<{ at: string; value: unknown }> = [];
-  for (const path of SEGMENTS) {
-    mapAt(body, path, (value, at) => {
-      if (value !== undefined && value !== null) found.push({ at, value });
-      return value;
-    });
-  }
+  mapPubkeys(body, (value, at) => {
+    if (value !== undefined && value !== null) found.push({ at, value });
+    return value;
+  });
   return found;
 }
 
@@ -64,14 +30,10 @@ export function keysOf(body: unknown): Array<{ at: string; value: unknown }> {
  * length than 32 becomes `<N raw bytes>`, which no pubkey check accepts, so the enclosing rule reports it.
  */
 export function pubkeysAsBase58(body: unknown): unknown {
-  return SEGMENTS.reduce(
-    (value, path) =>
-      mapAt(value, path, (key) => {
-        if (!(key instanceof Uint8Array)) return key;
-        return key.length === 32 ? bs58.encode(key) : `<${key.length} raw bytes>`;
-      }),
-    body,
-  );
+  return mapPubkeys(body, (key) => {
+    if (!(key instanceof Uint8Array)) return key;
+    return key.length === 32 ? bs58.encode(key) : `<${key.length} raw bytes>`;
+  });
 }
 
 /** A base58 string of a 32-byte key (solana.ts has the same test; this module stays free of @solana/web3.js). */

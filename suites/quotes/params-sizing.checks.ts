@@ -9,7 +9,7 @@ import { isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
 import { discover, type Discovery, expectCallStatus, Judge, maxNumQuotes, quoteParams, quoteRuns, routesOf } from './quote-support.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
-import { expectAccepted, learnRoutes, quote } from './samples.ts';
+import { expectAccepted, learnRoutes, quote, rejectedEach } from './samples.ts';
 import { compileRoute, instructionsOf, uniqueAccounts } from './solana.ts';
 
 // ---------------------------------------------------------------- Transaction sizing parameters
@@ -206,21 +206,12 @@ export const malformedTransactionTemplateIsRejected = defineCheck({
   rules: ['Q-PARAM-024'],
   profile: 'smoke',
   async run(t: CheckContext) {
-    const d = await discover(t);
-    const j = new Judge(t);
-    await t.property(
+    await rejectedEach(
+      t,
       'Q-PARAM-024',
       notATemplate,
-      async (template) => {
-        const call = await quote(t, j, d, quoteParams({ transactionTemplate: template }), { noRetry: true });
-        expectCallStatus(
-          t,
-          'Q-PARAM-024',
-          call,
-          400,
-          `transactionTemplate=${JSON.stringify(template)} (not base64 of a MessagePack value) answered 400`,
-        );
-      },
+      (template) => ({ transactionTemplate: template }),
+      (template) => `transactionTemplate=${JSON.stringify(template)} (not base64 of a MessagePack value) answered 400`,
       quoteRuns(t, 12),
     );
   },

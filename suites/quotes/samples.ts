@@ -5,12 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
+import type fc from 'fast-check';
 import type { CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import { checkAnswer } from './invariants.ts';
 import {
   Judge,
   discover,
+  expectCallStatus,
   maxNumQuotes,
   quoteParams,
   requestQuote,
@@ -47,6 +49,29 @@ export async function quote(
   const call = await requestQuote(t, params, options);
   checkAnswer(j, call, d, options.client && options.client !== t.quotes ? 'distributor' : 'key');
   return call;
+}
+
+/**
+ * A property of the rule `rule`: each generated value, sent as the query changes `changes(value)`, is answered 400
+ * (`documented(value)` says so in the failure); every answer also goes through the shared invariant.
+ */
+export async function rejectedEach<T>(
+  t: CheckContext,
+  rule: RuleId,
+  values: fc.Arbitrary<T>,
+  changes: (value: T) => QuoteParams,
+  documented: (value: T) => string,
+  runs: number,
+): Promise<void> {
+  const d = await discover(t);
+  const j = new Judge(t);
+  await t.property(
+    rule,
+    values,
+    async (value) =>
+      expectCallStatus(t, rule, await quote(t, j, d, quoteParams(changes(value)), { noRetry: true }), 400, documented(value)),
+    runs,
+  );
 }
 
 /**

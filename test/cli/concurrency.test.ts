@@ -3,43 +3,22 @@
  * (suites/harness/schedule.ts); --max-concurrency 1 is a strictly sequential run. Judged from when each check ran
  * (`ran` of every result in matrix.json), never from wall time.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { allChecks, checkGroups } from '../../suites/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { ControlAdapter } from '../../suites/harness/control.ts';
-import type { Matrix } from '../../suites/harness/matrix.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 import { guardSharedState, runsAlone, segments } from '../../suites/harness/schedule.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+import { cli, matrixOf, reportDir } from './run-cli.ts';
 
 /** A few groups of both services, with checks that run alone among and between checks that may overlap. */
 const GREP = 'quotes/(info|prices|venues) |orders/(health|request-id|auth) ';
 
 async function run(extra: string[]): Promise<CheckResult[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-concurrency-'));
+  const dir = reportDir('conformance-concurrency-');
   const r = await cli(['--seed', '7', '--report-dir', dir, '--grep', GREP, ...extra]);
   expect(r.code, r.stdout + r.stderr).toBe(0);
-  return (JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix).checks;
+  return matrixOf(dir).checks;
 }
 
 const overlap = (a: CheckResult, b: CheckResult) => a.ran!.from < b.ran!.to && b.ran!.from < a.ran!.to;

@@ -1,17 +1,20 @@
 /**
- * The package as a partner gets it (issue 18): `npm pack`, the tarball installed into an empty folder, then from
- * there `npx conformance --help`, a smoke run against the embedded server, `conformance serve --help`, the API
- * imported from an .mjs script, and the exported types compiled by a partner's TypeScript. The install reads the
- * local npm cache first (--prefer-offline); the tarball is packed without its prepack script (generators/out is fresh
- * in `npm test`, which generates it first), the declarations built here.
+ * The package as a partner gets it (issue 18), from a git URL as README and ci-examples install it
+ * (`npx "<git URL>#<tag>"`): a commit of this working tree in a temporary repository, installed into an empty folder
+ * through its `git+file://` URL (no network: the install is --offline, from the local npm cache, which `npm ci` of this
+ * repo filled). npm clones it, installs its dependencies and devDependencies there and runs `prepare` (not `prepack`),
+ * then packs it as `npm pack` would and installs that. From there: `npx conformance --help`, a smoke run against the
+ * embedded server, `conformance serve --help`, the API imported from an .mjs script, and the exported types
+ * (dist/types, built by `prepare` in the clone: the commit holds none) compiled by a partner's TypeScript. What a
+ * registry tarball would hold is listed by `npm pack --dry-run` of this tree.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildTypes } from '../../bin/build-types.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,25 +39,53 @@ async function sh(command: string, args: string[], cwd: string): Promise<Result>
   }
 }
 
+/** A repository whose one commit holds this working tree as a clone of it would (tracked and new files, not ignored). */
+async function snapshotRepository(): Promise<string> {
+  const listed = await sh('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], ROOT);
+  expect(listed.code, listed.stderr).toBe(0);
+  const repo = mkdtempSync(join(tmpdir(), 'conformance-git-'));
+  for (const file of listed.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f)))) {
+    mkdirSync(dirname(join(repo, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(repo, file));
+  }
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', 'commit', '-qm', 'snapshot'],
+  ]) {
+    const r = await sh('git', args, repo);
+    expect(r.code, r.stderr).toBe(0);
+  }
+  return repo;
+}
+
 let work: string;
 let files: string[];
+let repo: string;
 
 beforeAll(async () => {
   buildTypes();
-  const packs = mkdtempSync(join(tmpdir(), 'pack-'));
-  const packed = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], ROOT);
+  const packed = await sh('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], ROOT);
   expect(packed.code, packed.stderr).toBe(0);
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [info] = JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>;
   files = info!.files.map((f) => f.path);
+  repo = await snapshotRepository();
   work = mkdtempSync(join(tmpdir(), 'partner-'));
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'partner', private: true, type: 'module' }));
   const installed = await sh(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(packs, info!.filename)],
+    ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', `git+${pathToFileURL(repo).href}`],
     work,
   );
-  expect(installed.code, installed.stderr).toBe(0);
+  expect(
+    installed.code,
+    `npm install of the git URL, offline (ENOTCACHED: the npm cache lacks a package; \`npm ci\` of this repo fills it): ${installed.stderr}`,
+  ).toBe(0);
 }, 300_000);
+
+afterAll(() => {
+  for (const dir of [repo, work]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the packed tarball', () => {
   test('holds the command, the API, its declarations, the suite, the server and the specs; not the tests or reports', () => {
@@ -77,7 +108,17 @@ describe('the packed tarball', () => {
   });
 });
 
-describe('installed into an empty folder', () => {
+describe('installed from a git URL into an empty folder', () => {
+  test("npm ran the package's prepare in its clone: the declarations and generated code the commit lacks are there", () => {
+    expect(existsSync(join(repo, 'dist')), 'the commit holds no dist/ (.gitignore)').toBe(false);
+    expect(existsSync(join(repo, 'generators/out')), 'nor generators/out').toBe(false);
+    const installed = join(work, 'node_modules', pkg.name);
+    for (const built of ['dist/types/bin/api.d.ts', 'dist/types/generators/out/types/orders.d.ts', 'generators/out/validators.js']) {
+      expect(existsSync(join(installed, built)), built).toBe(true);
+    }
+    expect(existsSync(join(installed, 'test')), 'files of package.json hold, as in the tarball').toBe(false);
+  });
+
   test('npx conformance --help; conformance serve --help', async () => {
     const help = await sh('npx', ['--no-install', 'conformance', '--help'], work);
     expect(help.code, help.stderr).toBe(0);

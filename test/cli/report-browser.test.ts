@@ -13,10 +13,10 @@ import { pathToFileURL } from 'node:url';
 import { expect, test } from 'vitest';
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { ConformanceFailure } from '../../suites/harness/failure.ts';
-import { buildMatrix, writeMatrix, type RunInfo } from '../../suites/harness/matrix.ts';
+import { buildMatrix, writeMatrix } from '../../suites/harness/matrix.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 import { allChecks } from '../../suites/index.ts';
-import { failed } from './failed-result.ts';
+import { failed, MUTANT_RUN } from './failed-result.ts';
 
 /** The Chromium to use: CHROMIUM_PATH, else the first of the usual names on PATH. */
 function findChromium(): string | undefined {
@@ -72,17 +72,8 @@ function writeReport(): string {
     failed('a-check-on-the-way', ['Q-INFO-004'], new ConformanceFailure('Q-INFO-003', { documented: 'x', exchange: info })),
     failed('the-info-check', ['Q-INFO-003'], new ConformanceFailure('Q-INFO-003', { documented: 'x', exchange: info })),
   ];
-  const run: RunInfo = {
-    startedAt: '2025-01-01T00:00:00.000Z',
-    finishedAt: '2025-01-01T00:00:01.000Z',
-    profile: 'readonly',
-    seed: 5,
-    strict: false,
-    target: { ordersUrl: 'http://127.0.0.1:9', quotesUrl: 'http://127.0.0.1:9', capabilities: [], embedded: true, mutant: 'a-mutant' },
-    specHashes: {},
-  };
   const dir = mkdtempSync(join(tmpdir(), 'conformance-html-'));
-  writeMatrix(dir, buildMatrix(results, allChecks, run, '9.9.9', { commit: 'abc1234' }));
+  writeMatrix(dir, buildMatrix(results, allChecks, MUTANT_RUN, '9.9.9', { commit: 'abc1234' }));
   return join(dir, 'matrix.html');
 }
 

@@ -10,9 +10,9 @@ import { describe, expect, test } from 'vitest';
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { ConformanceFailure, failingAnswer } from '../../suites/harness/failure.ts';
 import { renderJUnit } from '../../suites/harness/junit.ts';
-import { buildMatrix, type Matrix, type RunInfo } from '../../suites/harness/matrix.ts';
+import { buildMatrix, type Matrix } from '../../suites/harness/matrix.ts';
 import { allChecks } from '../../suites/index.ts';
-import { failed } from './failed-result.ts';
+import { failed, MUTANT_RUN } from './failed-result.ts';
 import { expectValidMatrix } from './matrix-schema.ts';
 import { cli } from './run-cli.ts';
 
@@ -29,15 +29,7 @@ function exchange(url: string, status: number, body: unknown, headers: Record<st
 const QUOTE = 'http://127.0.0.1:9/api/v1/quote/swap?numQuotes=20';
 const REJECTED = { code: 7, message: 'numQuotes must be between 1 and 10, got 20' };
 
-const run: RunInfo = {
-  startedAt: '2025-01-01T00:00:00.000Z',
-  finishedAt: '2025-01-01T00:00:01.000Z',
-  profile: 'readonly',
-  seed: 5,
-  strict: false,
-  target: { ordersUrl: 'http://127.0.0.1:9', quotesUrl: 'http://127.0.0.1:9', capabilities: [], embedded: true, mutant: 'a-mutant' },
-  specHashes: {},
-};
+const run = MUTANT_RUN;
 
 describe('failures grouped by root cause', () => {
   test('only identical failing answers of the same rule share a key', () => {

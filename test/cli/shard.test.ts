@@ -1,7 +1,8 @@
 /**
  * `--shard I/N` splits the checks, not the two test files (issue 18): every check in exactly one shard, shards of
  * nearly equal size among the checks the profile runs, the pattern vitest gets naming exactly the shard's checks;
- * a full run sharded against one given target is refused with the reason.
+ * a full run sharded against one given target is refused with the reason; readonly and smoke shards on one given
+ * target split its --max-rps between them, so that together they send no more than one unsharded run.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -9,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { canonicalOrder, parseShard, shardOf, shardPattern } from '../../bin/shard.ts';
+import { parseCli } from '../../bin/conformance.ts';
+import { canonicalOrder, parseShard, shardMaxRps, shardOf, shardPattern } from '../../bin/shard.ts';
 import { checkGroups } from '../../suites/index.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
 import { profileIncludes, type Profile } from '../../suites/harness/types.ts';
@@ -35,6 +37,20 @@ describe('shardOf and shardPattern', () => {
     const shard = new Set(shardOf(all, () => true, { index: 2, count: 3 }));
     const pattern = new RegExp(shardPattern(checkGroups, shard));
     for (const { check, name } of fullNames) expect(pattern.test(name), name).toBe(shard.has(check));
+  });
+
+  test('shards on one given target split its request budget; on the embedded server each keeps it', () => {
+    expect(shardMaxRps(10, { index: 1, count: 4 }, false)).toBe(2.5);
+    expect(shardMaxRps(10, { index: 1, count: 4 }, true)).toBe(10);
+    expect(shardMaxRps(10, undefined, false)).toBe(10);
+    expect(shardMaxRps(0, { index: 2, count: 3 }, false)).toBe(0);
+    const given = ['--orders-url', 'http://127.0.0.1:9', '--quotes-url', 'http://127.0.0.1:9'];
+    const rps = (args: string[], env: NodeJS.ProcessEnv = {}) => parseCli(args, env).config.maxRps;
+    expect(rps([...given, '--shard', '2/4'])).toBe(2.5);
+    expect(rps([...given, '--shard', '2/4', '--max-rps', '8'])).toBe(2);
+    expect(rps([...given, '--max-rps', '8'], { CONFORMANCE_SHARD: '1/2' })).toBe(4);
+    expect(rps([...given, '--max-rps', '8'])).toBe(8);
+    expect(rps(['--shard', '2/4', '--max-rps', '8'])).toBe(8);
   });
 
   test('parseShard takes I/N with 1 <= I <= N only', () => {

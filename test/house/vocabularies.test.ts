@@ -1,7 +1,7 @@
 /**
  * One source for the vocabularies the suite and the reference server share (issue 14). The capability list is
- * generated from specs/capabilities.yaml (generators/vocabulary-build.ts); the control spec, the harness and the server
- * must say the same. The order service's error codes are written on both sides of the wall (the suite's status table,
+ * generated from specs/capabilities.yaml, the order types and statuses from the order spec (generators/
+ * vocabulary-build.ts); the control spec, the harness and the server must say the same. The order service's error codes are written on both sides of the wall (the suite's status table,
  * the server's catalogue), which may not import each other: here, where both may be imported, they must agree with
  * each other and with the codes the spec's error responses allow.
  */
@@ -10,9 +10,11 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { IMPLEMENTED_CAPABILITIES } from '../../fixtures/server/control/capabilities.ts';
 import { ERROR_CATALOGUE } from '../../fixtures/server/orders/error-catalogue.ts';
-import { CAPABILITIES } from '../../generators/vocabulary.ts';
+import * as server from '../../fixtures/server/store/orders.ts';
+import { CAPABILITIES, ORDER_STATUSES, ORDER_TYPES, TERMINAL_ORDER_STATUSES } from '../../generators/vocabulary.ts';
 import { CAPABILITIES as HARNESS_CAPABILITIES } from '../../suites/harness/types.ts';
 import { ERROR_STATUSES } from '../../suites/orders/error-table.ts';
+import * as suite from '../../suites/orders/orders.ts';
 
 const spec = (file: string): unknown => parse(readFileSync(new URL(`../../specs/${file}`, import.meta.url), 'utf8'));
 
@@ -55,6 +57,27 @@ describe('capabilities: one list, from specs/capabilities.yaml', () => {
 
   test('the reference server implements every capability (it offers all of them, DESIGN.md)', () => {
     expect([...IMPLEMENTED_CAPABILITIES]).toEqual([...CAPABILITIES]);
+  });
+});
+
+describe('order types and statuses: one list each, from the order spec', () => {
+  test('generated from components.schemas OrderType, OrderStatus and TerminalOrderStatus', () => {
+    const schemas = (spec('order-automation.openapi.yaml') as { components: { schemas: Record<string, { enum: string[] }> } }).components
+      .schemas;
+    expect([...ORDER_TYPES]).toEqual(schemas.OrderType!.enum);
+    expect([...ORDER_STATUSES]).toEqual(schemas.OrderStatus!.enum);
+    expect([...TERMINAL_ORDER_STATUSES]).toEqual(schemas.TerminalOrderStatus!.enum);
+  });
+
+  test('the reference server uses the generated lists', () => {
+    expect(server.ORDER_TYPES).toBe(ORDER_TYPES);
+    expect(server.ORDER_STATUSES).toBe(ORDER_STATUSES);
+    expect(server.TERMINAL_STATUSES).toBe(TERMINAL_ORDER_STATUSES);
+  });
+
+  test('the suite uses the generated lists', () => {
+    expect(suite.ORDER_TYPES).toBe(ORDER_TYPES);
+    expect(suite.TERMINAL_STATUSES).toBe(TERMINAL_ORDER_STATUSES);
   });
 });
 

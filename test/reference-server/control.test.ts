@@ -15,7 +15,9 @@ describe('control API', () => {
     const answer = await target.control('GET', '/capabilities');
     expect(answer.status).toBe(200);
     expect(answer.contentType).toBe('application/json');
-    expect(answer.body).toEqual({ capabilities: ['tenants', 'quote-keys', 'funding', 'clock', 'prices', 'faults', 'rate-limits'] });
+    expect(answer.body).toEqual({
+      capabilities: ['tenants', 'quote-keys', 'funding', 'clock', 'prices', 'faults', 'rate-limits', 'token-extensions'],
+    });
   });
 
   it('funds wallets on the simulated chain and answers the balance after', async () => {
@@ -27,6 +29,22 @@ describe('control API', () => {
     expect(await target.provision('POST', '/fund', { wallet, mint: '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo', amount: '0' })).toEqual({
       balance: '0',
     });
+  });
+
+  it('creates a Token-2022 test mint with a transfer hook, priced and fundable; a key of the separate swap API; a tenant statement', async () => {
+    const created = await target.provision<{ mint: string }>('POST', '/token-2022-mints');
+    expect(created).toEqual({ mint: created.mint, decimals: 6, programId: 'token-2022', extensions: ['transfer-hook'] });
+    const wallet = Keypair.generate().publicKey.toBase58();
+    expect(await target.provision('POST', '/fund', { wallet, mint: created.mint, amount: '5' })).toEqual({ balance: '5' });
+    expect((await target.control('POST', '/fund', { wallet, mint: created.mint, amount: '5', programId: 'token' })).status).toBe(400);
+    expect((await target.control('POST', '/token-2022-mints', { decimals: 9 })).status).toBe(400);
+
+    const { apiKey } = await target.provision<{ apiKey: string }>('POST', '/swap-api-keys');
+    expect((await target.quotes('/api/v1/info', { headers: { 'x-api-key': apiKey } })).status).toBe(401);
+
+    for (const siwsStatement of ['Grüße 🔐', null]) expect((await target.control('POST', '/tenants', { siwsStatement })).status).toBe(200);
+    for (const siwsStatement of ['', 'two\nlines', 7])
+      expect((await target.control('POST', '/tenants', { siwsStatement })).status).toBe(400);
   });
 
   it("reads back a wallet's balances, the native asset under the wrapped-SOL mint", async () => {

@@ -19,6 +19,9 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     transaction.partialSign(signer);
     return transaction.serialize().toString('base64');
   };
+  /** POST /orders/confirm of `intent` signed by `u`'s wallet (sent as `sub` with `key`: `u` and the scene's key unless said). */
+  const confirmSigned = (u: { sub: string; wallet: Keypair }, intent: Record<string, string>, key = scene.apiKey, sub = u.sub) =>
+    post(key, sub, '/orders/confirm', { pendingOrderId: intent.pendingOrderId, signedTransaction: sign(intent.transaction!, u.wallet) });
 
   it('returns a pending order whose transaction is an unsigned deposit from the wallet to the manager, with the memo', async () => {
     const u = await user();
@@ -48,10 +51,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
   it('confirms the signed transaction: an active dca order, the deposit lands in the manager and is locked', async () => {
     const u = await user();
     const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
-    const answer = await post(scene.apiKey, u.sub, '/orders/confirm', {
-      pendingOrderId: intent.pendingOrderId,
-      signedTransaction: sign(intent.transaction!, u.wallet),
-    });
+    const answer = await confirmSigned(u, intent);
     expect(answer.status).toBe(200);
     const data = dataOf<{ order: Record<string, unknown>; txSignature: string; pendingOrderId: string }>(answer);
     expect(data.pendingOrderId).toBe(intent.pendingOrderId);
@@ -79,10 +79,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
       lockedBreakdown: [{ orderId: data.order.id, orderType: 'dca', status: 'active', kind: 'locked', amount: '100000000' }],
     });
     // Consumed.
-    const again = await post(scene.apiKey, u.sub, '/orders/confirm', {
-      pendingOrderId: intent.pendingOrderId,
-      signedTransaction: sign(intent.transaction!, u.wallet),
-    });
+    const again = await confirmSigned(u, intent);
     expect(failure(again)).toEqual({ status: 400, code: 'INVALID_STATUS' });
   });
 
@@ -143,14 +140,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
       await scene.target.faults({ oracle: 'up' });
     }
     const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
-    expect(
-      (
-        await post(scene.apiKey, u.sub, '/orders/confirm', {
-          pendingOrderId: intent.pendingOrderId,
-          signedTransaction: sign(intent.transaction!, u.wallet),
-        })
-      ).status,
-    ).toBe(200);
+    expect((await confirmSigned(u, intent)).status).toBe(200);
     await scene.target.advanceClock(3601);
     const rows = dataOf<{ balances: Record<string, unknown>[] }>(await scene.target.asUser(scene.apiKey, u.sub, '/me/balance')).balances;
     expect(rows.find((r) => r.mint === USDC)).toMatchObject({ lockedForFutureTxns: '80000000' });
@@ -161,19 +151,9 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     const late = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
     const inTime = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
     await scene.target.advanceClock(290);
-    expect(
-      (
-        await post(scene.apiKey, u.sub, '/orders/confirm', {
-          pendingOrderId: inTime.pendingOrderId,
-          signedTransaction: sign(inTime.transaction!, u.wallet),
-        })
-      ).status,
-    ).toBe(200);
+    expect((await confirmSigned(u, inTime)).status).toBe(200);
     await scene.target.advanceClock(20);
-    const answer = await post(scene.apiKey, u.sub, '/orders/confirm', {
-      pendingOrderId: late.pendingOrderId,
-      signedTransaction: sign(late.transaction!, u.wallet),
-    });
+    const answer = await confirmSigned(u, late);
     expect(failure(answer)).toEqual({ status: 400, code: 'EXPIRED' });
   });
 
@@ -251,10 +231,7 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
   });
   async function create(u: Awaited<ReturnType<typeof user>>, body: unknown) {
     const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', body));
-    return post(scene.apiKey, u.sub, '/orders/confirm', {
-      pendingOrderId: intent.pendingOrderId,
-      signedTransaction: sign(intent.transaction!, u.wallet),
-    });
+    return confirmSigned(u, intent);
   }
 
   it('creates stop_loss, take_profit, oco and slice orders with their type fields; expiresAt goes in as Unix seconds, out as ISO-8601', async () => {
@@ -424,13 +401,6 @@ describe('POST /orders/intent and POST /orders/confirm (dca)', () => {
     const { apiKey: otherKey } = await scene.target.createTenant();
     const stranger = await user(otherKey);
     const intent = dataOf<Record<string, string>>(await post(scene.apiKey, u.sub, '/orders/intent', DCA));
-    expect(
-      failure(
-        await post(otherKey, stranger.sub, '/orders/confirm', {
-          pendingOrderId: intent.pendingOrderId,
-          signedTransaction: sign(intent.transaction!, u.wallet),
-        }),
-      ),
-    ).toEqual({ status: 403, code: 'FORBIDDEN' });
+    expect(failure(await confirmSigned(u, intent, otherKey, stranger.sub))).toEqual({ status: 403, code: 'FORBIDDEN' });
   });
 });

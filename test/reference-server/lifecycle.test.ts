@@ -23,6 +23,15 @@ describe('order lifecycle: DCA cycles, slices, swaps', () => {
     await target.close();
   });
 
+  /** An hour of the clock with `faults` set; `restore` afterwards, whatever happens. */
+  const hourUnder = async (faults: Record<string, unknown>, restore: Record<string, unknown>) => {
+    await target.faults(faults);
+    try {
+      await target.advanceClock(3600);
+    } finally {
+      await target.faults(restore);
+    }
+  };
   const dca = async (u: ReadsUser, id: string) => dataOf<Row>(await u.get(`/dca/${id}`));
   const executions = async (u: ReadsUser, id: string) => dataOf<Row[]>(await u.get(`/orders/${id}/executions`));
 
@@ -76,12 +85,7 @@ describe('order lifecycle: DCA cycles, slices, swaps', () => {
   it('a failing swap fails the order with its failureReason and a failed row', async () => {
     const u = await user('dca-failing');
     const order = await u.order();
-    await target.faults({ swaps: 'fail' });
-    try {
-      await target.advanceClock(3600);
-    } finally {
-      await target.faults({ swaps: 'ok' });
-    }
+    await hourUnder({ swaps: 'fail' }, { swaps: 'ok' });
     expect(await dca(u, order.id)).toMatchObject({
       status: 'failed',
       failureReason: 'swap_failed',
@@ -96,12 +100,7 @@ describe('order lifecycle: DCA cycles, slices, swaps', () => {
   it('a chain that cannot be reached fails the cycle and the order (rpc_unavailable)', async () => {
     const u = await user('dca-no-chain');
     const order = await u.order();
-    await target.faults({ rpc: 'down' });
-    try {
-      await target.advanceClock(3600);
-    } finally {
-      await target.faults({ rpc: 'up' });
-    }
+    await hourUnder({ rpc: 'down' }, { rpc: 'up' });
     expect(await dca(u, order.id)).toMatchObject({ status: 'failed', failureReason: 'rpc_unavailable' });
   });
 
@@ -136,12 +135,7 @@ describe('order lifecycle: DCA cycles, slices, swaps', () => {
   it('the oracle down leaves outputAmountUsd null; the tenant fee is snapshotted and paid to its fee wallet', async () => {
     const u = await user('dca-fees', { platformFeeBps: 100, feeWallet: FEE_WALLET });
     const order = await u.order();
-    await target.faults({ oracle: 'down' });
-    try {
-      await target.advanceClock(3600);
-    } finally {
-      await target.faults({ oracle: 'up' });
-    }
+    await hourUnder({ oracle: 'down' }, { oracle: 'up' });
     const [row] = await executions(u, order.id);
     expect(row).toMatchObject({
       status: 'success',

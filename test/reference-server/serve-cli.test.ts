@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mutants } from '../../fixtures/mutants/index.ts';
+import { watchServe } from './serve-support.ts';
 import { call } from './support.ts';
 
 /** `bin/serve.ts` end to end, run with tsx the way `npm run serve` does. */
@@ -10,26 +10,7 @@ import { call } from './support.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
-function serve(args: string[]) {
-  const child = spawn(TSX, ['bin/serve.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
-  const firstLine = async (): Promise<string> => {
-    for (let waited = 0; !stdout.includes('\n'); waited += 50) {
-      if (waited > 20_000 || child.exitCode !== null) throw new Error(`no line from serve: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return stdout.split('\n')[0] ?? '';
-  };
-  return { child, exited, firstLine, output: () => ({ stdout, stderr }) };
-}
+const serve = (args: string[]) => watchServe(spawn(TSX, ['bin/serve.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
 
 describe('npm run serve', () => {
   it('prints one JSON line with the URLs, serves both services and control, and stops cleanly on SIGTERM', async () => {

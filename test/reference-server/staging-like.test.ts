@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
@@ -11,6 +10,7 @@ import { Scheduler, SWAP_LATENCY_MS, TEST_KEYS, testWallet, type Credentials } f
 import { renderSiwsMessage, signSiwsMessage, siwsDeployment } from '../../fixtures/siws.ts';
 import { sign } from './action-support.ts';
 import { MINTS, SOL_TO_USDC } from './quote-support.ts';
+import { watchServe } from './serve-support.ts';
 import { call, errorCode, type Answer, type CallOptions } from './support.ts';
 
 /**
@@ -134,7 +134,9 @@ describe('staging-like sandbox', () => {
       'QUOTES_API_KEY',
       'QUOTES_JWT',
       'TEST_WALLET_SECRET_KEY',
+      'TEST_WALLET_SECRET_KEY_ALT',
     ]);
+    expect(credentials.TEST_WALLET_SECRET_KEY_ALT).not.toBe(credentials.TEST_WALLET_SECRET_KEY);
     for (const key of [credentials.ORDERS_API_KEY, credentials.ORDERS_API_KEY_ALT]) {
       expect((await partner.orders('/partners/me/orders', { key })).status).toBe(200);
     }
@@ -326,23 +328,13 @@ describe('sandbox options', () => {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** `node --import tsx` rather than the tsx CLI: a SIGTERM reaches the server's own handler, with no relay to time out. */
 const serveCli = (args: string[]) =>
-  spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  watchServe(spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
 
 describe('npm run serve: --staging-like, --host, --log', () => {
   it('prints the URLs on the host asked and the credentials, and logs each request without secrets', async () => {
-    const child = serveCli(['--staging-like', '--time-scale', '10', '--host', '127.0.0.2', '--log']);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = once(child, 'exit');
+    const run = serveCli(['--staging-like', '--time-scale', '10', '--host', '127.0.0.2', '--log']);
     try {
-      const line = await until('the JSON line', async () => (stdout.includes('\n') ? stdout.split('\n')[0] : undefined));
-      const printed = JSON.parse(line) as { orders: string; gateway: string; control: null; credentials: Credentials };
+      const printed = JSON.parse(await run.firstLine()) as { orders: string; gateway: string; control: null; credentials: Credentials };
       expect(Object.keys(printed)).toEqual(['orders', 'quotes', 'gateway', 'control', 'mutant', 'variant', 'credentials']);
       expect(printed.orders).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
       expect(printed.control).toBeNull();
@@ -350,28 +342,25 @@ describe('npm run serve: --staging-like, --host, --log', () => {
       expect((await call(`${printed.gateway}/api/v1/info?auth=${jwt}`)).status).toBe(200);
       const key = printed.credentials.ORDERS_API_KEY;
       expect((await call(`${printed.orders}/partners/me/orders`, { headers: { 'x-service-key': key } })).status).toBe(200);
-      await until('two log lines', async () => (stderr.split('\n').length > 2 ? true : undefined));
+      await until('two log lines', async () => (run.output().stderr.split('\n').length > 2 ? true : undefined));
+      const { stderr } = run.output();
       const lines = stderr.trim().split('\n');
       expect(lines[0]).toMatch(/^GET \/gateway\/api\/v1\/info 200 \d+ms$/);
       expect(lines[1]).toMatch(/^GET \/partners\/me\/orders 200 \d+ms$/);
       expect(stderr).not.toContain(jwt);
       expect(stderr).not.toContain(key);
     } finally {
-      child.kill('SIGTERM');
+      run.child.kill('SIGTERM');
     }
-    expect((await exited)[0]).toBe(0);
+    expect(await run.exited).toBe(0);
   });
 
   it.each([[['--time-scale', '10']], [['--staging-like', '--time-scale', '0.5']], [['--seed', 'x']]])(
     'exits 2 with one line on stderr for %j',
     async (args) => {
-      const child = serveCli(args);
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      expect((await once(child, 'exit'))[0]).toBe(2);
-      expect(stderr.trim().split('\n')).toHaveLength(1);
+      const run = serveCli(args);
+      expect(await run.exited).toBe(2);
+      expect(run.output().stderr.trim().split('\n')).toHaveLength(1);
     },
   );
 });

@@ -1,13 +1,16 @@
 /**
  * The suite tests itself (STYLE.md 7): against the faithful reference server every check passes; every mutant
  * makes a check that cites the mutant's rule fail on that very rule; every benign variant keeps the suite green.
- * Each mutant runs only the checks that cite its rule; the faithful server and the variants run them all.
+ * Each mutant runs only the checks that cite its rule, one after another, and no further than the first that fails on
+ * the rule: the verdict (caught or missed) is that of the whole list, and a missed mutant still runs them all. The
+ * faithful server and the variants run every check.
  *
  * The catalogue is cut into shards, one test file each (mutants-N.test.ts, variants-N.test.ts), so that vitest's
  * workers share it.
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { mutants, variants } from '../../fixtures/mutants/index.ts';
+import type { CheckResult } from '../../suites/harness/runner.ts';
 import { allChecks } from '../../suites/index.ts';
 import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
 
@@ -26,8 +29,9 @@ export function describeMutantShard(shard: number): void {
           checks.map((c) => c.name),
           `no check cites ${mutant.rule}`,
         ).not.toEqual([]);
-        const results = await runAgainstReference({ mutant: mutant.name }, checks);
-        const onRule = results.filter((r) => r.verdict === 'fail' && r.rule === mutant.rule);
+        const failsOnRule = (r: CheckResult) => r.verdict === 'fail' && r.rule === mutant.rule;
+        const results = await runAgainstReference({ mutant: mutant.name }, checks, { stopAfter: failsOnRule });
+        const onRule = results.filter(failsOnRule);
         (onRule.length > 0 ? caught : missed).push(mutant.name);
         expect(onRule.length, `no check failed on ${mutant.rule}:\n${describeResults(results)}`).toBeGreaterThan(0);
       });

@@ -1,16 +1,20 @@
 /**
  * Partner mode (issue 16): the black-box checks (suites/orders/blackbox-*.checks.ts) against the staging-like sandbox,
  * which has no control API, judge on the faithful server and catch, without the control API, mutants that break
- * execution, trigger firing, OCO exclusivity, the automatic return of funds and isolation. The sandbox's clock runs
- * TIME_SCALE times faster than the wall clock; the checks know nothing of it (they read the service's time from its
- * answers), so a 60-second DCA cycle takes a few seconds here. Each server runs its checks alone; the servers run at once.
+ * execution, trigger firing, OCO exclusivity, the automatic return of funds and isolation. The checks that need a
+ * second user of the tenant take the partner's second wallet (TEST_WALLET_SECRET_KEY_ALT) and catch theirs too. The
+ * sandbox's clock runs TIME_SCALE times faster than the wall clock; the checks know nothing of it (they read the
+ * service's time from its answers), so a 60-second DCA cycle takes a few seconds here. Each server runs its checks
+ * alone; the servers run at once.
  */
 import { describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { type CheckResult, runCheck } from '../../suites/harness/runner.ts';
+import { redact } from '../../suites/harness/redact.ts';
 import { prepareTarget } from '../../suites/harness/target.ts';
-import { checkGroups } from '../../suites/index.ts';
+import { allChecks, checkGroups } from '../../suites/index.ts';
+import { call } from '../reference-server/support.ts';
 import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
 
 /**
@@ -35,8 +39,23 @@ const MUTANTS: ReadonlyArray<[string, string, string]> = [
   ['isolation', 'partner-report-lists-every-tenant', 'OA-REP-005'],
 ];
 
-/** `checks` against a staging-like sandbox (with `mutant`), as a partner runs them: its credentials, no control URL. */
-async function againstSandbox(checks: readonly Check[], mutant?: string): Promise<CheckResult[]> {
+/**
+ * Checks that need a second user of the tenant, which the partner's second wallet stands in for without `funding`, and
+ * the mutants each catches on its rule without the control API.
+ */
+const SECOND_USER: ReadonlyArray<[string, string, string]> = [
+  ['an-idempotency-key-is-scoped-per-end-user', 'idempotency-key-shared-by-the-users-of-a-tenant', 'OA-IDEM-008'],
+  ['confirm-of-another-users-pending-order-answers-403-forbidden', 'another-users-pending-order-confirmed', 'OA-CONF-013'],
+  ['another-users-order-is-out-of-reach-of-every-action-and-change', 'actions-reach-another-users-order', 'OA-ERR-006'],
+  ['onboarding-a-known-sub-with-another-known-subs-wallet-is-rejected-with-409', 'user-pubkey-conflict-not-raised', 'OA-ONB-015'],
+];
+const secondUser: Check[] = SECOND_USER.map(([name]) => allChecks.find((c) => c.name === name)!);
+
+/**
+ * `checks` against a staging-like sandbox (with `mutant`), as a partner runs them: its credentials (without the second
+ * wallet when `alt` is false), no control URL.
+ */
+async function againstSandbox(checks: readonly Check[], mutant?: string, alt = true): Promise<CheckResult[]> {
   const server = await startReferenceServer({ port: 0, mutant, stagingLike: { timeScale: TIME_SCALE, seed: SELF_TEST_SEED } });
   try {
     const c = server.credentials!;
@@ -57,9 +76,12 @@ async function againstSandbox(checks: readonly Check[], mutant?: string): Promis
         quotesApiKey: c.QUOTES_API_KEY,
         quotesJwt: c.QUOTES_JWT,
         walletSecretKey: c.TEST_WALLET_SECRET_KEY,
+        walletSecretKeyAlt: alt ? c.TEST_WALLET_SECRET_KEY_ALT : undefined,
       },
     });
     expect(env.capabilities).toEqual([]);
+    // Both wallet secrets are redacted from every output, as every credential is (suites/harness/redact.ts).
+    if (alt) expect(redact(`k=${c.TEST_WALLET_SECRET_KEY_ALT}`)).toBe('k=$TEST_WALLET_SECRET_KEY_ALT');
     const results: CheckResult[] = [];
     for (const check of checks) results.push(await runCheck(check, env));
     return results;
@@ -90,9 +112,98 @@ describe(`partner mode: the black-box checks against the staging-like sandbox, n
     expect(missed).toEqual([]);
   }, 240_000);
 
+  test("a second user of the tenant is the partner's second wallet: judged and each mutant caught without control; without it unsupported, naming it", async () => {
+    expect(secondUser.every(Boolean)).toBe(true);
+    const [faithful, withoutAlt, ...mutated] = await Promise.all([
+      againstSandbox(secondUser),
+      againstSandbox(secondUser, undefined, false),
+      ...SECOND_USER.map(([name, mutant]) =>
+        againstSandbox(
+          secondUser.filter((c) => c.name === name),
+          mutant,
+        ),
+      ),
+    ]);
+    const notPassing = faithful!.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'black-box');
+    expect(notPassing, describeResults(notPassing)).toEqual([]);
+    expect(faithful!.flatMap((r) => r.notes).join('\n')).toMatch(/funds: the partner's wallet \(TEST_WALLET_SECRET_KEY_ALT\) pays for/);
+    expect(withoutAlt!.map((r) => [r.verdict, r.message])).toEqual(
+      secondUser.map(() => [
+        'unsupported',
+        'the target does not offer the "funding (or TEST_WALLET_SECRET_KEY_ALT, a second funded wallet: a second user of the tenant)" capability',
+      ]),
+    );
+    const missed = SECOND_USER.flatMap(([, mutant, rule], i) =>
+      mutated[i]!.some((r) => r.verdict === 'fail' && r.rule === rule) ? [] : [`${mutant} (${rule})\n${describeResults(mutated[i]!)}`],
+    );
+    expect(missed).toEqual([]);
+  }, 120_000);
+
   test('with a control API the same checks use it (the clock advances instead of waiting) and say so: judgedThrough control', async () => {
     const results = await runAgainstReference({}, blackBox);
     const notControl = results.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'control');
     expect(notControl, describeResults(notControl)).toEqual([]);
+  }, 120_000);
+});
+
+/**
+ * The opt-in rate-limit probe (suites/quotes/blackbox-rate.checks.ts) judges the 429 a burst on the run's own quote key
+ * meets, with no control API: the key is one of a small plan (0.25 rps, 15 requests a window) minted on the embedded
+ * server, handed to a run that has no control URL. --max-retry-after 1 s, so that the run does not wait out the
+ * window's retry-after (that requests are served again after it is then not judged, and the probe says so).
+ */
+describe('partner mode: the opt-in rate-limit probe, no control API', () => {
+  const probe = allChecks.find(
+    (c) => c.name === 'a-burst-on-the-runs-quote-key-meets-the-documented-429-and-is-served-again-after-retry-after',
+  )!;
+
+  async function probeRun(mutant: string | undefined, allowRateLimitProbes: boolean): Promise<CheckResult> {
+    const server = await startReferenceServer({ port: 0, mutant });
+    try {
+      const minted = await call(`${server.controlUrl}/quote-keys`, { method: 'POST', json: { rps: 0.25 } });
+      const env = await prepareTarget({
+        ordersUrl: server.ordersUrl,
+        quotesUrl: server.quotesUrl,
+        profile: 'full',
+        seed: SELF_TEST_SEED,
+        strict: false,
+        numRuns: 5,
+        timeoutMs: 10_000,
+        maxRps: 0,
+        expectedProviders: 2,
+        allowRateLimitProbes,
+        bounds: { maxRetryAfterMs: 1000 },
+        credentials: { quotesApiKey: (minted.body as { apiKey: string }).apiKey },
+      });
+      return await runCheck(probe, env);
+    } finally {
+      await server.close();
+    }
+  }
+
+  test('opt-in without control (with it, on a key of its own); the faithful 429 passes; a 429 without its body, retry-after or x-edge-requestid fails its rule', async () => {
+    const off = await probeRun(undefined, false);
+    expect([off.verdict, off.requests, off.message]).toEqual([
+      'skipped',
+      0,
+      "opt-in: it spends the quote key's rate-limit window and credits; --allow-rate-limit-probes runs it",
+    ]);
+    const faithful = await probeRun(undefined, true);
+    expect([faithful.verdict, faithful.judgedThrough], describeResults([faithful])).toEqual(['pass', 'black-box']);
+    expect(faithful.requests, 'the burst stops at its first 429: 15 admitted a window, the 16th limited').toBeLessThanOrEqual(16);
+    expect(faithful.notes.join('\n')).toMatch(/request of the burst met 429 rate_limited[\s\S]*not waited out here/);
+    const withControl = await runAgainstReference({}, [probe]);
+    expect(
+      withControl.map((r) => [r.verdict, r.judgedThrough]),
+      describeResults(withControl),
+    ).toEqual([['pass', 'control']]);
+    for (const [mutant, rule] of [
+      ['rate-limit-429-without-body', 'Q-RATE-007'],
+      ['rate-limited-without-retry-after', 'Q-RATE-002'],
+      ['edge-requestid-missing-on-429', 'Q-DBG-002'],
+    ] as const) {
+      const caught = await probeRun(mutant, true);
+      expect([mutant, caught.verdict, caught.rule], describeResults([caught])).toEqual([mutant, 'fail', rule]);
+    }
   }, 120_000);
 });

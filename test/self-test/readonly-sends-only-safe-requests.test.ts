@@ -8,8 +8,8 @@
  *   change (four read endpoints, "a POST gives 403"), so the method probes of Q-EDGE-001 stay in readonly;
  * - to the control API: reads only, except the credentials prepareTarget provisions before any check runs (POST
  *   /tenants, /quote-keys, /quote-jwts). A production target has no control API at all.
- * The control API snapshot before and after a readonly run (test/cli/cli.test.ts) shows the same from the target's
- * side. The run-time guard (suites/harness/safe-methods.ts) is tried last: it refuses an unsafe request unsent.
+ * The control API snapshot before and after a readonly run (test/cli/cli-partner.test.ts) shows the same from the
+ * target's side. The run-time guard (suites/harness/safe-methods.ts) is tried last: it refuses an unsafe request unsent.
  */
 import { Agent, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

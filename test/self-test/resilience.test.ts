@@ -24,6 +24,12 @@ import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The readonly check that judges only the orders a tenant already has (suites/orders/reporting.checks.ts). */
 const NOTHING_TO_READ = 'every-order-and-execution-the-tenant-already-has-holds-the-passive-invariants';
+/**
+ * The readonly checks that skip on a fresh embedded server, saying why: the first has no order of the tenant to read;
+ * the second no key of the separate swap API (SWAP_API_KEY; only the full profile asks the control API for one,
+ * suites/quotes/swap-api-key.checks.ts).
+ */
+const SKIP_IN_READONLY = [NOTHING_TO_READ, 'a-key-of-the-separate-swap-api-is-rejected-on-the-key-path-with-401'];
 
 const verdicts = (results: CheckResult[]) => Object.fromEntries(results.map((r) => [r.check, r.verdict]));
 const requests = (results: CheckResult[]) => results.reduce((n, r) => n + r.requests, 0);
@@ -131,8 +137,9 @@ describe(`same verdicts on a slow or flaky target, only slower (seed ${SELF_TEST
   afterAll(() => console.log(`\nresilience runs:\n  ${timings.join('\n  ')}`));
 
   test('the faithful server passes every readonly check (the baseline)', () => {
-    // A readonly run on a fresh server finds no order of the tenant: the check of existing orders skips, as it must.
-    const notPassing = faithfulReadonly.filter((r) => r.verdict !== 'pass' && !(r.verdict === 'skipped' && r.check === NOTHING_TO_READ));
+    const notPassing = faithfulReadonly.filter(
+      (r) => r.verdict !== 'pass' && !(r.verdict === 'skipped' && SKIP_IN_READONLY.includes(r.check)),
+    );
     expect(notPassing, describeResults(notPassing)).toEqual([]);
   });
 
@@ -227,9 +234,10 @@ describe('a dead target', () => {
     const elapsed = Date.now() - started;
     console.log(`dead target: exit ${r.code} after ${seconds(elapsed)}: ${r.stderr.trim()}`);
     expect(r.code, r.stderr).toBe(3);
-    expect(elapsed).toBeLessThan(15_000);
+    // A ceiling that bounds a hang (retries without end), not a measure of speed: a busy machine starts tsx slowly.
+    expect(elapsed).toBeLessThan(90_000);
     expect(r.stderr).toMatch(/the target could not be reached/);
     expect(r.stderr).toMatch(/no answer within 2000 ms/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-  }, 30_000);
+  }, 120_000);
 });

@@ -14,12 +14,17 @@ export type RunOverrides = Partial<Pick<TargetConfig, 'profile' | 'maxRps' | 'ma
   inspect?: (server: RunningServer) => void;
   /** Run up to this many checks at once, as the CLI does (suites/harness/schedule.ts); default 1, one after another. */
   checksAtOnce?: number;
+  /**
+   * Start no further check once a result is accepted by this: the checks after it are not run, and not returned. With
+   * one check at a time, the results that are returned are those of a whole run, up to the first one accepted.
+   */
+  stopAfter?: (result: CheckResult) => boolean;
 };
 
 export async function runAgainstReference(
   options: ReferenceServerOptions,
   checks: readonly Check[],
-  { inspect, checksAtOnce = 1, ...overrides }: RunOverrides = {},
+  { inspect, checksAtOnce = 1, stopAfter, ...overrides }: RunOverrides = {},
 ): Promise<CheckResult[]> {
   const server = await startReferenceServer({ port: 0, ...options });
   try {
@@ -37,7 +42,7 @@ export async function runAgainstReference(
       credentials: {},
       ...overrides,
     });
-    const results = await runScheduled(checks, env, checksAtOnce);
+    const results = await runScheduled(checks, env, checksAtOnce, stopAfter);
     inspect?.(server);
     return results;
   } finally {
@@ -45,19 +50,33 @@ export async function runAgainstReference(
   }
 }
 
-/** The checks in order, `atOnce` at a time except those that run alone (schedule.ts); results in the checks' order. */
-async function runScheduled(checks: readonly Check[], env: TargetEnv, atOnce: number): Promise<CheckResult[]> {
+/**
+ * The checks in order, `atOnce` at a time except those that run alone (schedule.ts), until a result `stopAfter` accepts;
+ * the results of the checks that ran, in the checks' order.
+ */
+async function runScheduled(
+  checks: readonly Check[],
+  env: TargetEnv,
+  atOnce: number,
+  stopAfter: (result: CheckResult) => boolean = () => false,
+): Promise<CheckResult[]> {
   const results = new Map<Check, CheckResult>();
+  let stopped = false;
   for (const segment of segments(checks)) {
+    if (stopped) break;
     const queue = [...segment.checks];
     const lanes = segment.alone ? 1 : Math.max(1, Math.min(atOnce, queue.length));
     await Promise.all(
       Array.from({ length: lanes }, async () => {
-        for (let check = queue.shift(); check; check = queue.shift()) results.set(check, await runCheck(check, env));
+        for (let check = queue.shift(); check && !stopped; check = queue.shift()) {
+          const result = await runCheck(check, env);
+          results.set(check, result);
+          if (stopAfter(result)) stopped = true;
+        }
       }),
     );
   }
-  return checks.map((check) => results.get(check)!);
+  return checks.flatMap((check) => results.get(check) ?? []);
 }
 
 export function describeResults(results: CheckResult[]): string {

@@ -11,12 +11,6 @@ import { CAPABILITIES } from '../../suites/harness/types.ts';
 
 const { rules, areas } = loadCatalogue();
 
-/**
- * `must` rules no check covers yet. The lint fails on any other, and on one of these once a check covers it (then
- * delete it here). TODO(issue 15): its "Stated, but no check" rules.
- */
-const KNOWN_UNCOVERED_MUST = ['OA-FMT-008', 'Q-AUTH-007'];
-
 /** specs/no-mutant.yaml: `must` rules without a mutant, with the reason. */
 const noMutantReasons = (
   parse(readFileSync(new URL('../../specs/no-mutant.yaml', import.meta.url), 'utf8')) as { rules: Record<string, string> }
@@ -103,7 +97,7 @@ describe('rule catalogue', () => {
 
   test('every must rule is covered by a check', () => {
     const uncovered = coverage(allChecks).uncovered.filter((id) => rules.get(id)?.level === 'must');
-    expect(uncovered).toEqual(KNOWN_UNCOVERED_MUST);
+    expect(uncovered).toEqual([]);
   });
 
   test('every must rule has a mutant, or a one-line reason in specs/no-mutant.yaml, and no reason outlives its gap', () => {

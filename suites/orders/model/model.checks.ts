@@ -1,6 +1,7 @@
 import { defineCheck, type CheckContext } from '../../harness/check.ts';
 import { modelRun } from '../../harness/model-run.ts';
 import { commandsOf } from './commands.ts';
+import { modelRunCount } from './run-count.ts';
 import { setup, type Family } from './model.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 import { USER_ORDER_RULES } from '../steps/invariant-rules.ts';
@@ -29,8 +30,6 @@ const MODEL_RULES = [
   'OA-BAL-007',
   'OA-BAL-014',
 ] as const satisfies readonly RuleId[];
-/** Few, short sequences: each run onboards a user and creates orders, and the suite runs 8 times in npm test. */
-const runs = (t: CheckContext) => Math.max(16, Math.round(t.env.numRuns / 5));
 const MAX_COMMANDS = 14;
 
 function familyModel(family: Family, name: string) {
@@ -42,7 +41,7 @@ function familyModel(family: Family, name: string) {
     needs: ['funding'],
     alone: true,
     async run(t: CheckContext) {
-      await modelRun(t, commandsOf(family, MAX_COMMANDS), () => setup(t, family), runs(t));
+      await modelRun(t, commandsOf(family, MAX_COMMANDS), () => setup(t, family), await modelRunCount(t));
     },
   });
 }

@@ -23,6 +23,7 @@ import {
   skipIfTemplateRejected,
   usdc,
 } from '../orders.ts';
+import { SIGNATURE_LAMPORTS, spendLamports } from '../lamports.ts';
 import { asUser } from '../users.ts';
 import { readPath, type Row } from './dca.ts';
 import { DETAIL_PATHS } from './reads.ts';
@@ -46,21 +47,18 @@ import { confirmedBuild } from './withdrawals.ts';
  */
 
 export const DEFAULT_BUDGET_MINUTES = 8;
-export const DEFAULT_BUDGET_LAMPORTS = 50_000_000;
 /** One wait at most: well below vitest's timeout of one check (300 s). */
 const WAIT_CAP_MS = 240_000;
-/** What one signature costs the fee payer on Solana. */
-const SIGNATURE_LAMPORTS = 5000n;
 /** USDC has 6 decimals: one cent is 10^4 smallest units. */
 const CENT = 10_000n;
 /** The documented default minimum notional, 10 USD, in USDC (which counts as 1.00). */
 const TEN_USD = 1000n * CENT;
 
 /**
- * What the black-box checks of this process spent: the wall-clock end of the wait budget (set by the first wait, so that
- * checks waiting at once share it), and lamports of fees.
+ * The wall-clock end of the black-box checks' wait budget in this process (set by the first wait, so that checks
+ * waiting at once share it). Lamports are counted in ../lamports.ts, with every deposit of the partner's wallets.
  */
-const spent = { waitsEndAt: undefined as number | undefined, lamports: 0n };
+const spent = { waitsEndAt: undefined as number | undefined };
 
 export function budgetMs(t: CheckContext): number {
   return (t.env.budgetMinutes ?? DEFAULT_BUDGET_MINUTES) * 60_000;
@@ -70,8 +68,6 @@ export function budgetMs(t: CheckContext): number {
 function waitLeftMs(t: CheckContext): number {
   return spent.waitsEndAt === undefined ? budgetMs(t) : Math.max(0, spent.waitsEndAt - Date.now());
 }
-
-const budgetLamports = (t: CheckContext) => BigInt(t.env.budgetLamports ?? DEFAULT_BUDGET_LAMPORTS);
 
 /**
  * Before a check that waits up to `seconds` of the service's time: without the clock capability, skip unless the
@@ -85,17 +81,6 @@ export function reserveWait(t: CheckContext, seconds: number, what: string): voi
       `${what} takes up to ${seconds} s of real time; the black-box wait budget has ${Math.max(0, Math.floor(left / 1000))} s left ` +
         `(--budget-minutes ${t.env.budgetMinutes ?? DEFAULT_BUDGET_MINUTES}): raise --budget-minutes to judge it`,
     );
-}
-
-/** Counts `lamports` of fees against --budget-lamports before the wallet signs; skips when they would exceed it. */
-export function spendLamports(t: CheckContext, lamports: bigint, what: string): void {
-  if (spent.lamports + lamports > budgetLamports(t))
-    t.skip(
-      `${what} would cost ${lamports} lamports; the run's black-box checks spent ${spent.lamports} of --budget-lamports ` +
-        `${budgetLamports(t)}: raise --budget-lamports to judge it`,
-    );
-  spent.lamports += lamports;
-  t.note(`lamports: ${lamports} (${what})`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -198,10 +183,8 @@ export async function smallestIntent(t: CheckContext, user: Funded, make: (unit:
   }
 }
 
-/** Confirms `intent` with the deposit signed through the signing gate, its fees counted against the lamport budget. */
+/** Confirms `intent` with the deposit signed through the signing gate (a partner wallet's fees count: ../lamports.ts). */
 export async function confirmIntent(t: CheckContext, user: Funded, intent: Intent): Promise<Created> {
-  const fee = typeof intent.data.feeLamports === 'string' && INT.test(intent.data.feeLamports) ? BigInt(intent.data.feeLamports) : 0n;
-  spendLamports(t, fee + SIGNATURE_LAMPORTS, `the deposit of a ${String(intent.request.orderType)} order`);
   const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
   const d = dataOf(confirm);
   if (!is2xx(confirm) || !isObject(d?.order) || typeof d.order.id !== 'string')

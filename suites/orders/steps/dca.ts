@@ -3,6 +3,7 @@ import type { CheckContext } from '../../harness/check.ts';
 import type { Faults } from '../../harness/control.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { SetupFailed } from '../../harness/failure.ts';
+import type { RuleId } from '../../../generators/vocabulary.ts';
 import { isObject } from '../../shared/values.ts';
 import { expectFeeSnapshotWhole, expectOrderInvariants } from '../order-invariants.ts';
 import { type Created, createOrder, dcaRequest, decodeTransaction, type Funded, intentUser, signedModify } from '../orders.ts';
@@ -127,4 +128,21 @@ export async function raiseTotal(
   if (!is2xx(ex) || dataOf(ex)?.requiresTransaction !== true || !transaction)
     throw new SetupFailed(`PATCH /dca/{id} of totalAmount answered ${ex.response.status} without a transaction`, ex);
   return { ex, transaction, signedTransaction: signedModify(ex, transaction, user, created.order, RAISED_TOTAL) };
+}
+
+/** The sum of the rows' integer-string `field` (a missing one counts 0). */
+export const sum = (rows: Row[], field: string) =>
+  rows.reduce((total, r) => total + BigInt(typeof r[field] === 'string' ? (r[field] as string) : '0'), 0n);
+
+/** The order's amountSpent and amountReceived (read in `end`) are the sums over its success rows `done`, under `rule`. */
+export function expectAmountsAreRowSums(t: CheckContext, rule: RuleId, end: { order: Row; ex: Exchange }, done: Row[]): void {
+  t.expect(
+    rule,
+    end.order.amountSpent === sum(done, 'inputAmount').toString() && end.order.amountReceived === sum(done, 'outputAmount').toString(),
+    {
+      documented: `amountSpent ${sum(done, 'inputAmount')} and amountReceived ${sum(done, 'outputAmount')}: the sums over the success rows`,
+      received: { amountSpent: end.order.amountSpent, amountReceived: end.order.amountReceived },
+      exchange: end.ex,
+    },
+  );
 }

@@ -4,23 +4,12 @@ import type { Exchange } from '../../harness/exchange.ts';
 import { SetupFailed, Skipped } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
 import type { OrderOwner } from '../order-invariants.ts';
-import { type Created, createOrder, type Funded, intentRequest, intentUser, ORDER_TYPES, type OrderType } from '../orders.ts';
+import { type Created, createOrder, type Funded, intentRequest, intentUser, ISO_8601, ORDER_TYPES, type OrderType } from '../orders.ts';
 import { asUser } from '../users.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /** Reading orders as steps of other checks (areas READ, DET, REP): detail paths, readers, orders of every type, list rows. */
 
-export const ORDER_STATUSES = [
-  'pending',
-  'active',
-  'executing',
-  'pending_modification',
-  'paused',
-  'completed',
-  'cancelled',
-  'failed',
-  'expired',
-];
 export const LIST_CAP = 500;
 
 /** The detail endpoint of each order type. */
@@ -101,3 +90,21 @@ export function rowsOf(t: CheckContext, rule: RuleId, ex: Exchange): Record<stri
 }
 
 export const idsIn = (rows: readonly Record<string, unknown>[]) => rows.map((r) => r.id);
+
+/** `ex` answers `created`'s deposit record {txSignature: string, submittedAt: ISO-8601} (user or partner path), under `rule`. */
+export function expectDepositRecord(t: CheckContext, rule: RuleId, ex: Exchange, created: Created): void {
+  const d = dataOf(ex);
+  t.expect(
+    rule,
+    is2xx(ex) &&
+      typeof d?.txSignature === 'string' &&
+      d.txSignature !== '' &&
+      typeof d.submittedAt === 'string' &&
+      ISO_8601.test(d.submittedAt),
+    {
+      documented: `the deposit record {txSignature: string, submittedAt: ISO-8601} of the ${String(created.order.orderType)} order`,
+      received: { status: ex.response.status, body: ex.response.body },
+      exchange: ex,
+    },
+  );
+}

@@ -5,7 +5,7 @@ import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
-import { createOrder, type Funded, intentRequest, intentUser } from '../orders.ts';
+import { createOrder, type Funded, INT, intentRequest, intentUser } from '../orders.ts';
 import { asUser } from '../users.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
@@ -157,4 +157,17 @@ export async function* triggerOrdersOfOneUser(t: CheckContext): AsyncGenerator<{
   const user = await intentUser(t, true);
   for (const type of ['stop_loss', 'take_profit', 'oco'] as const)
     yield { user, type, orderId: (await createOrder(t, user, intentRequest(type))).orderId };
+}
+
+/** A completed trigger order carries executedPrice (integer string) and executedPriceDecimals (integer), under `rule`. */
+export function expectExecutedPrice(t: CheckContext, rule: RuleId, order: Order, ex: Exchange): void {
+  t.expect(
+    rule,
+    typeof order.executedPrice === 'string' && INT.test(order.executedPrice) && Number.isInteger(order.executedPriceDecimals),
+    {
+      documented: 'a completed trigger order has executedPrice (integer string) and executedPriceDecimals (integer)',
+      received: { executedPrice: order.executedPrice, executedPriceDecimals: order.executedPriceDecimals },
+      exchange: ex,
+    },
+  );
 }

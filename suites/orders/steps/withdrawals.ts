@@ -23,10 +23,20 @@ import type { RuleId } from '../../../generators/vocabulary.ts';
 
 const TRANSACTION_FIELD = process.env.CONFORMANCE_WITHDRAWAL_TRANSACTION_FIELD ?? 'transaction';
 
-/** A user with a funded external wallet and (through the control API) a funded manager: 5 USDC beyond any order. */
+/**
+ * A user with a funded external wallet and a funded manager: `managerUsdc` beyond any order through the control API.
+ * Without `funding` the partner's user, whose manager gets available USDC beyond any order from a DCA order cancelled
+ * without withdrawal (its whole deposit stays, unlocked): only for checks that read the amounts they judge.
+ */
 export async function withdrawUser(t: CheckContext, managerUsdc = '5000000'): Promise<Funded> {
   const user = await intentUser(t, true);
-  if (managerUsdc !== '0') await t.control.fund(user.walletAddress, usdc(), managerUsdc);
+  if (managerUsdc === '0') return user;
+  if (t.control.has('funding')) {
+    await t.control.fund(user.walletAddress, usdc(), managerUsdc);
+    return user;
+  }
+  await cancelledDca(t, user);
+  t.note(`the manager's available ${usdc()} comes from a DCA order cancelled without withdrawal (no funding capability)`);
   return user;
 }
 

@@ -1,10 +1,10 @@
 import { Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { MINTS } from '../../quote-support.ts';
-import { DCA_INTENT, dataOf } from '../../reads-support.ts';
+import { dataOf } from '../../reads-support.ts';
 import { Target } from '../../support.ts';
 import { failure, type Probe, type Row, serialized } from '../probe.ts';
-import { creator, fundedUser, orderField, pendingDca, statuses } from './steps.ts';
+import { creator, fundedUser, orderField, pendingDca, statuses, unfundedConfirm } from './steps.ts';
 
 /**
  * Probes of the mutants of fixtures/mutants/orders/confirm.ts (OA-CONF): each observes only what its mutant's rule is
@@ -22,20 +22,7 @@ async function confirmedDca(t: Target) {
 
 /** A confirm of a deposit the wallet cannot pay (fees only, no USDC): its status, and the user's order statuses. */
 async function confirmWithoutFunds(t: Target) {
-  const { apiKey } = await t.createTenant();
-  const onboarded = await t.onboard(apiKey, 'unfunded');
-  await t.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
-  const headers = { 'x-service-key': apiKey, 'x-service-user': 'unfunded' };
-  const intent = dataOf<{ pendingOrderId: string; transaction: string }>(
-    await t.orders('/orders/intent', { method: 'POST', headers, json: DCA_INTENT }),
-  );
-  const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
-  tx.partialSign(onboarded.wallet);
-  const confirm = await t.orders('/orders/confirm', {
-    method: 'POST',
-    headers,
-    json: { pendingOrderId: intent.pendingOrderId, signedTransaction: serialized(tx) },
-  });
+  const { confirm, headers } = await unfundedConfirm(t);
   const orders = dataOf<{ status: string }[]>(await t.orders('/me/orders', { headers }));
   return { confirm: confirm.status, orders: orders.map((order) => order.status) };
 }

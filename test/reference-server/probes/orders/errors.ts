@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Transaction } from '@solana/web3.js';
 import { actionUser, sign, TRIGGER_INTENT } from '../../action-support.ts';
-import { dataOf, DCA_INTENT } from '../../reads-support.ts';
+import { DCA_INTENT } from '../../reads-support.ts';
 import type { Target } from '../../support.ts';
 import { failure, type Probe, status } from '../probe.ts';
-import { actionScene, readsScene, withKey } from './steps.ts';
+import { actionScene, readsScene, unfundedConfirm, withKey } from './steps.ts';
 
 /**
  * Probes of the mutants of fixtures/mutants/orders/errors.ts (OA-ERR): each observes only what its mutant's rule is
@@ -81,21 +80,7 @@ export const ORDERS_ERROR_PROBES: Record<string, Probe> = {
     return { unsigned, again: again.status };
   },
   'chain-recovery-noticed-five-minutes-late': async (t) => (await intentWithTheChainDown(t)).up,
-  'tx-failed-answered-400': async (t) => {
-    const { apiKey } = await t.createTenant();
-    const onboarded = await t.onboard(apiKey, 'unfunded');
-    await t.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
-    const headers = { 'x-service-key': apiKey, 'x-service-user': 'unfunded' };
-    const intent = dataOf<{ pendingOrderId: string; transaction: string }>(
-      await t.orders('/orders/intent', { method: 'POST', headers, json: DCA_INTENT }),
-    );
-    const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
-    tx.partialSign(onboarded.wallet);
-    const signedTransaction = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
-    return (
-      await t.orders('/orders/confirm', { method: 'POST', headers, json: { pendingOrderId: intent.pendingOrderId, signedTransaction } })
-    ).status;
-  },
+  'tx-failed-answered-400': async (t) => (await unfundedConfirm(t)).confirm.status,
   'trigger-patch-reaches-another-users-order': async (t) => {
     const { id, bob } = await aliceAndBob(t, TRIGGER_INTENT);
     return failure(await bob('PATCH', `/stop-loss/${id}`, { config: { triggerPrice: '2' } }));

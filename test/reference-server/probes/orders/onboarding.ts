@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { request } from 'undici';
-import { signSiwsMessage } from '../../../../fixtures/siws.ts';
+import { renderSiwsMessage, SIWS_CONFIG, signSiwsMessage, siwsDeployment } from '../../../../fixtures/siws.ts';
 import { Target } from '../../support.ts';
 import { failure, type Probe } from '../probe.ts';
 import { userOnFreshTenant } from './steps.ts';
@@ -18,6 +18,18 @@ async function onboardingProbe(t: Target, message: (wallet: Keypair) => Promise<
 }
 
 const pubkeyOf = (wallet: Keypair) => wallet.publicKey.toBase58();
+
+/** A tenant whose SIWS statement is multi-byte, and its canonical message of exactly `bytes` UTF-8 bytes. */
+async function multiByteStatementProbe(t: Target, bytes: number) {
+  const config = { ...SIWS_CONFIG, statement: 'Grüße — bestätigen 🔐' };
+  const { apiKey } = await t.createTenant({ siwsStatement: config.statement });
+  const wallet = Keypair.generate();
+  const issuedAt = (await t.now()).toISOString();
+  const render = (nonce: string) =>
+    renderSiwsMessage({ ...siwsDeployment(t.server.ordersUrl, 'staging', config), userPubkey: pubkeyOf(wallet), issuedAt, nonce }, config);
+  const message = render('n'.repeat(8 + bytes - Buffer.byteLength(render('n'.repeat(8)), 'utf8')));
+  return failure(await t.onboardRaw(apiKey, await t.onboardBody('probe-sub', wallet, { message })));
+}
 
 export const ONBOARDING_PROBES: Record<string, Probe> = {
   // ---- OA-ONB: POST /partner/onboard (SIWS canonical form, idempotency by sub, onboarding errors) ----
@@ -67,6 +79,8 @@ export const ONBOARDING_PROBES: Record<string, Probe> = {
       return t.siwsMessage(pubkeyOf(w), 0, 'n'.repeat(8 + 1024 - Buffer.byteLength(short, 'utf8')));
     }),
   'siws-oversize-accepted': (t) => onboardingProbe(t, (w) => t.siwsMessage(pubkeyOf(w), 0, 'n'.repeat(1100))),
+  'siws-size-counted-in-utf-16-units': (t) => multiByteStatementProbe(t, 1025),
+  'siws-size-counted-in-code-points': (t) => multiByteStatementProbe(t, 1025),
   'partner-not-configured-ignored': async (t) => {
     const { apiKey } = await t.createTenant({ partnerOnboarding: false });
     return failure(await t.onboardRaw(apiKey, await t.onboardBody('probe-sub', Keypair.generate())));

@@ -1,8 +1,8 @@
 import { Keypair } from '@solana/web3.js';
 import { actionUser } from '../../action-support.ts';
-import { dataOf } from '../../reads-support.ts';
+import { DCA_INTENT, dataOf } from '../../reads-support.ts';
 import { Target } from '../../support.ts';
-import { type Probe, status } from '../probe.ts';
+import { HOUR, type Probe, status } from '../probe.ts';
 import { balanceRows, detailOf, first, keyedUser, partnerRows, readsScene, rowsOf } from './steps.ts';
 
 /**
@@ -86,6 +86,16 @@ export const ORDERS_SERVICE_PROBES: Record<string, Probe> = {
     const mint = Keypair.generate().publicKey.toBase58();
     await t.fund(alice.walletAddress, mint, '1000', { programId: 'token-2022' });
     return rowsOf(await alice.get('/me/balance')).find((row) => row.mint === mint)?.programId;
+  },
+  'token-2022-transfer-hook-mint-swapped-as-plain': async (t) => {
+    const alice = await actionUser(t);
+    const { mint } = await t.provision<{ mint: string }>('POST', '/token-2022-mints');
+    const order = await alice.order({ ...DCA_INTENT, outputMint: mint });
+    await t.advanceClock(HOUR + 1);
+    return dataOf<Array<Record<string, unknown>>>(await alice.get(`/orders/${order.id}/executions`)).map((row) => [
+      row.status,
+      row.failureReason,
+    ]);
   },
 
   // ---- OA-EVT: Events (no webhooks, state is polled) ----

@@ -311,6 +311,21 @@ export async function pendingDca(t: Target) {
   return { pendingOrderId: data.pendingOrderId, tx, wallet: user.wallet, confirm };
 }
 
+/** A confirm of a DCA deposit the wallet cannot pay (fees only, no USDC): its answer, and the user's headers. */
+export async function unfundedConfirm(t: Target): Promise<{ confirm: Answer; headers: Record<string, string> }> {
+  const { apiKey } = await t.createTenant();
+  const onboarded = await t.onboard(apiKey, 'unfunded');
+  await t.fund(onboarded.wallet.publicKey.toBase58(), 'native', '1000000000');
+  const headers = withKey(apiKey, 'unfunded');
+  const intent = dataOf<{ pendingOrderId: string; transaction: string }>(
+    await t.orders('/orders/intent', { method: 'POST', headers, json: DCA_INTENT }),
+  );
+  const tx = Transaction.from(Buffer.from(intent.transaction, 'base64'));
+  tx.partialSign(onboarded.wallet);
+  const json = { pendingOrderId: intent.pendingOrderId, signedTransaction: serialized(tx) };
+  return { confirm: await t.orders('/orders/confirm', { method: 'POST', headers, json }), headers };
+}
+
 /** The raw USDC -> SOL DCA intent (three cycles of 12 USDC an hour apart) the probes post or send twice. */
 export const IDEM_DCA = {
   orderType: 'dca',

@@ -12,6 +12,10 @@ export const QUOTES_AUTH_PROBES: Record<string, Probe> = {
   'quote-missing-key-served-anonymously': async (t) => status(await t.quotes('/api/v1/info')),
   'quote-swap-served-without-key': async (t) => status(await t.quotes(`/api/v1/quote/swap?${new URLSearchParams(SOL_TO_USDC).toString()}`)),
   'quote-unknown-key-accepted': async (t) => status(await t.quotes('/api/v1/info', { headers: { 'x-api-key': 'qk_never-issued' } })),
+  'quote-swap-api-key-accepted': async (t) => {
+    const { apiKey } = await t.provision<{ apiKey: string }>('POST', '/swap-api-keys');
+    return status(await t.quotes('/api/v1/info', { headers: { 'x-api-key': apiKey } }));
+  },
   'quote-401-code-unauthorized': async (t) => (await t.quotes('/api/v1/info')).body,
   'quote-revoked-key-accepted': async (t) =>
     status(await t.quotes('/api/v1/info', { headers: { 'x-api-key': await t.quoteKey({ state: 'revoked' }) } })),

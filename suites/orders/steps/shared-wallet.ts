@@ -1,0 +1,53 @@
+import { dataOf } from '../../harness/answers.ts';
+import type { CheckContext } from '../../harness/check.ts';
+import { isObject } from '../../shared/values.ts';
+import type { Funded } from '../orders.ts';
+import { asUser } from '../users.ts';
+import type { Row } from './balance.ts';
+
+/**
+ * The partner's wallet is one user shared by every order check and by the partner's own orders (no `funding`:
+ * users.ts testWallet). A balance the check compares before and after its own action may then move for an order that
+ * is not the check's: a DCA cycle or a trigger fill spends that order's lock (and pays its output mint), a new order
+ * adds a lock, a cancel removes one. Each of these changes the lockedBreakdown of an order other than the check's own,
+ * so a check brackets its comparison: the locks of the other orders are read before its first read and after its last,
+ * and when they differ the check skips, saying so, instead of judging a movement it did not cause. With `funding`
+ * every check has a fresh user of its own: no bracket, no extra request, the comparison as strict as ever.
+ */
+
+/** Every lockedBreakdown entry of every mint of the user, but those of `own` orders, in a stable text. */
+export function otherLocks(balance: unknown, own: readonly string[]): string {
+  const rows = isObject(balance) && Array.isArray(balance.balances) ? balance.balances.filter(isObject) : [];
+  const entries = rows.flatMap((row: Row) =>
+    (Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])
+      .filter((entry) => !own.includes(String(entry.orderId)))
+      .map((entry) => `${String(row.mint)} ${String(entry.orderId)} ${String(entry.kind)} ${String(entry.amount)}`),
+  );
+  return entries.sort().join('\n');
+}
+
+/** The sum of the row's lockedBreakdown amounts of orders other than `own` (a non-integer amount counts 0). */
+export function otherOrdersLocked(row: Row | undefined, own: readonly string[]): bigint {
+  const entries = Array.isArray(row?.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [];
+  return entries
+    .filter((entry) => !own.includes(String(entry.orderId)))
+    .reduce((sum, entry) => sum + (/^[0-9]+$/.test(String(entry.amount)) ? BigInt(String(entry.amount)) : 0n), 0n);
+}
+
+/**
+ * Starts a bracket on the partner's shared wallet (see above); the function it returns ends it, skipping the check when
+ * another order's lock moved in between. `own`: the ids of the orders the check made.
+ */
+export async function othersBracket(t: CheckContext, user: Funded, own: readonly string[] = []): Promise<() => Promise<void>> {
+  if (t.control.has('funding')) return async () => {};
+  const read = async () => otherLocks(dataOf(await asUser(t, user.sub, { path: '/me/balance' })), own);
+  const before = await read();
+  return async () => {
+    const after = await read();
+    if (after !== before)
+      t.skip(
+        "another order of the partner's shared wallet moved funds during the check (its lockedBreakdown changed): " +
+          `a balance comparison cannot tell that from the check's own effect; rerun it\nbefore:\n${before}\nafter:\n${after}`,
+      );
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Without `funding` every order check's user is the partner's wallet, shared with the partner's own orders and the
+ * suite's other checks (suites/orders/steps/shared-wallet.ts). The checks that compare a balance before and after
+ * their own action judge only what they caused: against the staging-like sandbox (no control API) whose wallet already
+ * holds other active orders, they pass; a bracket across which another order moved funds skips, naming why; with
+ * `funding` the bracket sends nothing. The sandbox's clock runs at wall speed, so no DCA cycle comes due meanwhile.
+ */
+import { expect, test } from 'vitest';
+import { startReferenceServer } from '../../fixtures/server/index.ts';
+import { type CheckContext, defineCheck } from '../../suites/harness/check.ts';
+import { runCheck } from '../../suites/harness/runner.ts';
+import { prepareTarget } from '../../suites/harness/target.ts';
+import { allChecks } from '../../suites/index.ts';
+import { createOrder, dcaRequest, intentUser } from '../../suites/orders/orders.ts';
+import { otherLocks, otherOrdersLocked, othersBracket } from '../../suites/orders/steps/shared-wallet.ts';
+import { describeResults, SELF_TEST_SEED } from '../self-test/run.ts';
+
+/** The checks that compare a balance before and after, as converted to partner mode. */
+const COMPARING = [
+  'wallet-withdrawal-without-amount-builds-the-available-amount',
+  'wallet-withdrawal-of-the-available-amount-pays-the-user',
+  'wallet-withdrawal-above-available-is-funds-locked-with-the-breakdown',
+  'wallet-withdrawal-confirm-moves-the-amount-out',
+  'one-wallet-withdrawal-confirmed-several-times-at-once-moves-the-funds-once',
+  'two-order-withdrawal-confirms-at-once-have-one-effect',
+  'cancel-of-an-active-dca-order-cancels-it-releases-its-lock-and-lists-it-in-history',
+  'hidezero-keeps-every-row-with-a-non-zero-bucket-a-fully-locked-mint-included',
+  'wallet-withdrawal-confirm-repeated-with-the-same-idempotency-key-replays-and-moves-funds-once',
+  'order-withdrawal-confirm-repeated-with-the-same-idempotency-key-replays-and-moves-funds-once',
+];
+
+/** A bracket across which `between` runs; its verdict says whether the check judged or skipped. */
+const bracketed = (between: 'no bracket' | 'nothing' | 'another order') =>
+  defineCheck({
+    name: 'a-balance-comparison-on-the-shared-wallet',
+    service: 'orders',
+    rules: ['OA-BAL-012'],
+    profile: 'full',
+    async run(t: CheckContext) {
+      const user = await intentUser(t, true);
+      const { orderId } = await createOrder(t, user, dcaRequest());
+      if (between === 'no bracket') return t.expect('OA-BAL-012', true, { documented: 'judged' });
+      const settled = await othersBracket(t, user, [orderId]);
+      if (between === 'another order') await createOrder(t, user, dcaRequest());
+      await settled();
+      t.expect('OA-BAL-012', true, { documented: 'judged' });
+    },
+  });
+
+async function sandbox(control: boolean) {
+  const server = await startReferenceServer({ port: 0, ...(control ? {} : { stagingLike: { timeScale: 1, seed: SELF_TEST_SEED } }) });
+  const c = server.credentials;
+  const env = await prepareTarget({
+    ordersUrl: server.ordersUrl,
+    quotesUrl: server.quotesUrl,
+    gatewayUrl: server.gatewayUrl,
+    controlUrl: control ? server.controlUrl : undefined,
+    profile: 'full',
+    seed: SELF_TEST_SEED,
+    strict: false,
+    numRuns: 5,
+    timeoutMs: 10_000,
+    maxRps: 0,
+    expectedProviders: 2,
+    credentials:
+      control || !c
+        ? {}
+        : {
+            ordersApiKey: c.ORDERS_API_KEY,
+            ordersApiKeyAlt: c.ORDERS_API_KEY_ALT,
+            quotesApiKey: c.QUOTES_API_KEY,
+            quotesJwt: c.QUOTES_JWT,
+            walletSecretKey: c.TEST_WALLET_SECRET_KEY,
+            walletSecretKeyAlt: c.TEST_WALLET_SECRET_KEY_ALT,
+          },
+  });
+  return { server, env };
+}
+
+test('locks of other orders: every mint, own orders left out; their sum on one row', () => {
+  const balance = {
+    balances: [
+      {
+        mint: 'U',
+        lockedBreakdown: [
+          { orderId: 'own', kind: 'deposit', amount: '5' },
+          { orderId: 'b', kind: 'deposit', amount: '7' },
+        ],
+      },
+      { mint: 'S', lockedBreakdown: [{ orderId: 'c', kind: 'deposit', amount: '2' }] },
+    ],
+  };
+  expect(otherLocks(balance, ['own'])).toBe('S c deposit 2\nU b deposit 7');
+  expect(otherOrdersLocked(balance.balances[0], ['own'])).toBe(7n);
+  expect(otherOrdersLocked(balance.balances[0], [])).toBe(12n);
+  expect(otherOrdersLocked(undefined, [])).toBe(0n);
+});
+
+test("on the partner's shared wallet the balance comparisons judge only their own effect; another order moving funds skips", async () => {
+  const { server, env } = await sandbox(false);
+  try {
+    expect(env.capabilities).toEqual([]);
+    const quiet = await runCheck(bracketed('nothing'), env);
+    expect([quiet.verdict, quiet.message]).toEqual(['pass', undefined]);
+    const moved = await runCheck(bracketed('another order'), env);
+    expect(moved.verdict).toBe('skipped');
+    expect(moved.message).toMatch(/another order of the partner's shared wallet moved funds during the check/);
+    // The wallet now holds other active orders, as a partner's does: each comparing check still passes.
+    const checks = COMPARING.map((name) => allChecks.find((c) => c.name === name));
+    expect(checks.every(Boolean)).toBe(true);
+    const results = [];
+    for (const check of checks) results.push(await runCheck(check!, env));
+    const notPassing = results.filter((r) => r.verdict !== 'pass');
+    expect(notPassing, describeResults(notPassing)).toEqual([]);
+  } finally {
+    await server.close();
+  }
+}, 120_000);
+
+test('with funding (a fresh user per check) the bracket sends nothing and never skips', async () => {
+  const { server, env } = await sandbox(true);
+  try {
+    expect(env.capabilities).toContain('funding');
+    const none = await runCheck(bracketed('no bracket'), env);
+    const [quiet, moved] = [await runCheck(bracketed('nothing'), env), await runCheck(bracketed('another order'), env)];
+    expect([none.verdict, quiet.verdict, moved.verdict]).toEqual(['pass', 'pass', 'pass']);
+    expect(quiet.requests).toBe(none.requests);
+  } finally {
+    await server.close();
+  }
+}, 60_000);
