@@ -15,7 +15,7 @@ import {
   signedWithdrawal,
   usdc,
 } from './orders.ts';
-import { act, failedDca, healthyAfter, readOrder, userWithOrder } from './steps/actions.ts';
+import { act, failedDca, healthyAfter, readOrder, skipIfSliceFinished, userWithOrder, userWithSlice } from './steps/actions.ts';
 import { orderLock } from './steps/balance.ts';
 import { otherOrdersLocked } from './steps/shared-wallet.ts';
 import { expectError } from './steps/expect.ts';
@@ -67,10 +67,10 @@ export const sliceCannotPause = defineCheck({
   service: 'orders',
   rules: ['OA-PAUSE-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const { user, created } = await userWithOrder(t, 'slice');
+    const { user, created } = await userWithSlice(t);
     const ex = await act(t, user, created.orderId, 'pause');
+    await skipIfSliceFinished(t, user, created, ex, 'PAUSE_NOT_SUPPORTED');
     expectError(t, 'OA-PAUSE-002', ex, { status: 400, codes: ['PAUSE_NOT_SUPPORTED'], documented: '400 PAUSE_NOT_SUPPORTED' });
   },
 });
@@ -345,10 +345,10 @@ export const cancelSlice = defineCheck({
   service: 'orders',
   rules: ['OA-CANCEL-002'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const { user, created } = await userWithOrder(t, 'slice');
+    const { user, created } = await userWithSlice(t);
     const ex = await act(t, user, created.orderId, 'cancel', { withdraw: false });
+    await skipIfSliceFinished(t, user, created, ex, 'CANCEL_NOT_SUPPORTED');
     expectError(t, 'OA-CANCEL-002', ex, { status: 400, codes: ['CANCEL_NOT_SUPPORTED'], documented: '400 CANCEL_NOT_SUPPORTED' });
   },
 });

@@ -15,6 +15,7 @@ import {
   serviceNow,
   testWallet,
   throwawayWallet,
+  unfundedWallet,
 } from './users.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 
@@ -374,9 +375,9 @@ export const ambiguousRebindings = defineCheck({
   // UNKNOWNS part B, onboarding conflicts: the document does not say; both answers are tolerated, nothing else.
   rules: ['OA-ONB-016'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const a = testWallet(t);
+    // A wallet of its own, never the partner's: a 2xx answer rebinds it.
+    const a = unfundedWallet();
     await onboardedUser(t, a);
     const cases = [
       { what: 'a new sub with a wallet bound to another sub', body: await correctBody(t, randomToken('conformance-sub'), a.keypair) },

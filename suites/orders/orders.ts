@@ -13,7 +13,7 @@ import {
   TOKEN_PROGRAM,
   type GateUser,
 } from './signing-gate.ts';
-import { USDC_MINT, USDT_MINT } from './mints.ts';
+import { JUP_MINT, USDC_MINT, USDT_MINT } from './mints.ts';
 import { fill, orderTemplates } from './templates.ts';
 import { noteSignedDeposit, SIGNATURE_LAMPORTS, spendOnSend } from './lamports.ts';
 import { asUser, onboardedUser, type PartnerWallet, partnerWalletFunds, partnerWalletOf, testWallet, type OnboardedUser } from './users.ts';
@@ -186,6 +186,37 @@ export async function intentUser(t: CheckContext, fund: boolean, which: PartnerW
   const user = await onboardedUser(t, wallet);
   if (fund) await fundUser(t, user.userPubkey);
   return { ...user, keypair: wallet.keypair };
+}
+
+/**
+ * A user whose wallet pays a deposit's fees but holds none of its input, and the DCA intent body of that deposit (which
+ * cannot land): with `funding` a fresh wallet given 1 native and `request`; else the partner's wallet and a DCA order
+ * of JUP, a mint the suite never deposits nor buys (a partner's wallet that holds some lands it: see unpaidLanded).
+ */
+export async function unpaidDeposit(t: CheckContext, request: IntentRequest): Promise<{ user: Funded; request: IntentRequest }> {
+  const user = await intentUser(t, false);
+  if (!t.control.has('funding')) {
+    t.note(`no funding capability: the partner's wallet pays the fees of a DCA deposit of ${JUP_MINT}, which it is assumed not to hold`);
+    // 1000 JUP a cycle, well above the minimum notional (an intent refused for its amount makes the check skip).
+    return { user, request: dcaRequest({ inputMint: JUP_MINT, totalAmount: '3000000000', amountPerCycle: '1000000000' }) };
+  }
+  await t.control.fund(user.userPubkey, 'native', '1000000000');
+  return { user, request };
+}
+
+/**
+ * Skips when the partner's wallet held the JUP of an unpaidDeposit after all: its manager's JUP row shows a balance
+ * (the deposit landed; never with `funding`, whose wallet is fresh). A service that makes an order of a deposit that
+ * did not land shows none.
+ */
+export async function skipIfUnpaidLanded(t: CheckContext, user: Funded): Promise<void> {
+  if (t.control.has('funding')) return;
+  const rows = dataOf(await asUser(t, user.sub, { path: '/me/balance' }))?.balances;
+  const jup = Array.isArray(rows) ? rows.find((row) => isObject(row) && row.mint === JUP_MINT) : undefined;
+  if (isObject(jup) && /^[1-9][0-9]*$/.test(String(jup.totalBalance)))
+    t.skip(
+      `the partner's wallet held ${JUP_MINT}: its manager now holds ${String(jup.totalBalance)}, the deposit landed; a wallet without it judges this`,
+    );
 }
 
 /**

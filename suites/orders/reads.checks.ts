@@ -50,6 +50,17 @@ const INEXACT_FILTERS = [
   ['type=dc', 'OA-READ-006'],
 ] as const;
 
+/**
+ * A list at its cap may leave out an order of the check (OA-READ-016 allows 500 rows, their order is not documented):
+ * only the partner's shared wallet can hold that many (no `funding`), and the check skips rather than judge it.
+ */
+function capped(t: CheckContext, rows: readonly unknown[]): void {
+  if (rows.length >= LIST_CAP && !t.control.has('funding'))
+    t.skip(
+      `the partner's wallet lists ${rows.length} orders, the cap: an order of the check may be beyond it; a wallet with fewer orders judges it`,
+    );
+}
+
 export const userListsShowTheOrders = defineCheck({
   name: 'user-order-lists-and-their-filters-show-each-created-order-where-it-belongs',
   service: 'orders',
@@ -66,7 +77,6 @@ export const userListsShowTheOrders = defineCheck({
     ...USER_ORDER_RULES,
   ],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
     // One order of each type, and a cancelled DCA order: the lists below then have a terminal order to keep out.
@@ -84,6 +94,7 @@ export const userListsShowTheOrders = defineCheck({
 
     const all = await list('/me/orders', 'OA-READ-001');
     const missing = created.filter((o) => !idsIn(all.rows).includes(o.orderId)).map((o) => o.orderId);
+    if (missing.length > 0) capped(t, all.rows);
     t.expect('OA-READ-001', missing.length === 0, {
       documented: 'GET /me/orders lists every order of the user',
       received: { missing, listed: idsIn(all.rows) },
@@ -108,6 +119,7 @@ export const userListsShowTheOrders = defineCheck({
     for (const type of ORDER_TYPES) {
       const { ex, rows } = await list(`/me/orders?type=${type}`, 'OA-READ-004');
       const expected = created.filter((o) => o.order.orderType === type).map((o) => o.orderId);
+      if (!expected.every((id) => idsIn(rows).includes(id))) capped(t, rows);
       t.expect('OA-READ-004', rows.every((r) => r.orderType === type) && expected.every((id) => idsIn(rows).includes(id)), {
         documented: `type=${type}: only and all of the user's ${type} orders`,
         received: { rows: rows.map((r) => ({ id: r.id, orderType: r.orderType })), expected },
@@ -177,7 +189,6 @@ export const otherUsersOrdersAreInvisible = defineCheck({
   service: 'orders',
   rules: ['OA-READ-002', 'OA-READ-017', 'OA-BAL-018', 'OA-DET-006', 'OA-DET-011', 'OA-ERR-006'],
   profile: 'full',
-  needs: ['funding'],
   alone: true,
   async run(t: CheckContext) {
     const owner = await reader(t, true);
@@ -192,7 +203,7 @@ export const otherUsersOrdersAreInvisible = defineCheck({
       t.note('no clock: /orders/pending/failed is read without a timed-out pending order of the owner');
     }
     pendingIds.push((await pendingIntent(t, owner)).pendingOrderId);
-    const other = await reader(t, true);
+    const other = await reader(t, true, 'second');
 
     // What each list shows the owner (the leak below is judged on these, so none may be empty) and the other user.
     const lists: [path: string, rule: RuleId, carries: (rows: Record<string, unknown>[], id: string) => boolean, ids: string[]][] = [
@@ -252,7 +263,6 @@ export const detailEndpointsServeTheirType = defineCheck({
   service: 'orders',
   rules: ['OA-DET-001', 'OA-DET-002', 'OA-DET-003', 'OA-DET-004', 'OA-DET-007', 'OA-SLICE-001', 'OA-SLICE-002', ...USER_ORDER_RULES],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
     const created = await ordersOfEveryType(t, user);
@@ -346,7 +356,6 @@ export const depositRecordOfAnOrder = defineCheck({
   service: 'orders',
   rules: ['OA-DET-009'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const user = await reader(t, true);
     for (const o of await ordersOfEveryType(t, user)) {

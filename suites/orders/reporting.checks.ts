@@ -36,10 +36,9 @@ export const partnerOrdersCoverTheTenant = defineCheck({
   service: 'orders',
   rules: ['OA-REP-001', 'OA-REP-002', 'OA-REP-003', 'OA-REP-004', 'OA-REP-013', ...PARTNER_ORDER_RULES],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const alice = await reader(t, true);
-    const bob = await reader(t, true);
+    const bob = await reader(t, true, 'second');
     const created = [...(await ordersOfEveryType(t, alice)), await createOrder(t, bob, dcaRequest())];
     const owners = new Map<unknown, OrderOwner>([
       [alice.owner.userId, alice.owner],
@@ -115,7 +114,6 @@ export const partnerDepositAndUnknownIds = defineCheck({
   service: 'orders',
   rules: ['OA-REP-014', 'OA-REP-016'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     for (const o of await ordersOfEveryType(t, alice)) {

@@ -162,6 +162,14 @@ export function partnerWalletFunds(t: CheckContext, wallet: string, what: string
   return true;
 }
 
+/**
+ * A wallet of a check's own that nobody funds, under a fresh sub, generated anywhere: for a check whose wallet must
+ * hold nothing, or must never be the partner's (an onboarding that may rebind it).
+ */
+export function unfundedWallet(): TestWallet {
+  return { keypair: throwawayWallet(), sub: randomToken('conformance-sub'), generated: true };
+}
+
 /** A wallet used only to sign or to name, never onboarded: generated anywhere. */
 export function throwawayWallet(): Keypair {
   return Keypair.generate();

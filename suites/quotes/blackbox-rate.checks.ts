@@ -12,8 +12,9 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { Skipped } from '../harness/failure.ts';
-import { isObject } from '../shared/values.ts';
-import { QUOTE_PATH, queryString, quoteParams } from './quote-support.ts';
+import { errorCode } from '../harness/answers.ts';
+import { QUOTE_PATH } from './quote-support.ts';
+import { expectDocumented429, expectRetryAfter, queryFor } from './rate-steps.ts';
 
 /** At most this many requests: twice a plan of 10 rps's window (rps*60 = 600). */
 const PROBE_REQUESTS = 1200;
@@ -23,32 +24,10 @@ const PROBE_MS = 65_000;
 const OWN_PLAN_RPS = 0.25;
 const PATHS = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers', QUOTE_PATH];
 
-const platformCode = (ex: Exchange): unknown => {
-  const body = ex.response.body;
-  return isObject(body) && isObject(body.error) ? body.error.code : undefined;
-};
-
 /** The 429 the burst met, against the Errors section: platform body and code, retry-after, x-edge-requestid. */
-function expectDocumented429(t: CheckContext, ex: Exchange): void {
-  const code = platformCode(ex);
-  t.expect('Q-RATE-007', code === 'rate_limited' || code === 'allowance_exhausted', {
-    documented: 'a 429 carries the platform body {error: {code: "rate_limited" | "allowance_exhausted"}}',
-    received: { status: ex.response.status, body: ex.response.body },
-    exchange: ex,
-  });
-  const id = ex.response.headers['x-edge-requestid'];
-  t.expect('Q-DBG-002', typeof id === 'string' && id.trim() !== '', {
-    documented: 'a 429 carries the x-edge-requestid header like every response',
-    received: ex.response.headers,
-    exchange: ex,
-  });
-  if (code !== 'rate_limited') return;
-  const after = ex.response.headers['retry-after'];
-  t.expect('Q-RATE-002', typeof after === 'string' && /^(0|[1-9][0-9]*)$/.test(after.trim()), {
-    documented: 'a rate_limited 429 carries retry-after, a whole number of seconds to wait',
-    received: ex.response.headers,
-    exchange: ex,
-  });
+function expectBurst429(t: CheckContext, ex: Exchange): void {
+  expectDocumented429(t, ex, 'Q-RATE-007', 'Q-DBG-002');
+  if (errorCode(ex) === 'rate_limited') expectRetryAfter(t, 'Q-RATE-002', ex);
 }
 
 export const rateLimitProbe = defineCheck({
@@ -74,7 +53,7 @@ export const rateLimitProbe = defineCheck({
       try {
         // The run's own key: the client waits out a rate_limited 429's retry-after and repeats the request (or skips
         // when it cannot), recording every answer; the 429s are read from the record.
-        answer = await t.quotes.request({ path, query: path === QUOTE_PATH ? queryString(quoteParams()) : undefined, ...own });
+        answer = await t.quotes.request({ path, query: queryFor(path), ...own });
       } catch (e) {
         if (!(e instanceof Skipped)) throw e;
         stopped = e;
@@ -86,10 +65,10 @@ export const rateLimitProbe = defineCheck({
         continue;
       }
       t.note(
-        `the ${sent}th request of the burst met 429 ${String(platformCode(limited[0]!))} after ${Math.round((Date.now() - started) / 1000)} s`,
+        `the ${sent}th request of the burst met 429 ${String(errorCode(limited[0]!))} after ${Math.round((Date.now() - started) / 1000)} s`,
       );
-      for (const ex of limited) expectDocumented429(t, ex);
-      const waited = limited.slice(1).find((ex) => platformCode(ex) === 'rate_limited');
+      for (const ex of limited) expectBurst429(t, ex);
+      const waited = limited.slice(1).find((ex) => errorCode(ex) === 'rate_limited');
       t.expect('Q-RATE-002', waited === undefined, {
         documented: 'after waiting the retry-after of a rate_limited 429, the request is served again',
         received: { retryAfter: limited[0]!.response.headers['retry-after'], status: waited?.response.status, body: waited?.response.body },

@@ -19,10 +19,11 @@ import {
   queryString,
   quoteParams,
   quoteRuns,
+  type QuoteCall,
   type QuoteParams,
 } from './quote-support.ts';
 import { quote, wallet } from './samples.ts';
-import { associatedTokenAccounts } from './solana.ts';
+import { associatedTokenAccounts, instructionsOf, uniqueWritableAccounts } from './solana.ts';
 import { malformedPubkey } from './arbitraries.ts';
 
 const DISCOVERY = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers'];
@@ -201,16 +202,32 @@ export const jwtOnKeyPathIsRejected = defineCheck({
   },
 });
 
+/** The fee is collected into feeAccount: every route whose instructions are shown writes to it. */
+function expectFeeAccountWritable(t: CheckContext, call: QuoteCall, feeAccount: string): void {
+  const quotes = isObject(call.body) && isObject(call.body.quotes) ? call.body.quotes : {};
+  for (const [provider, route] of Object.entries(quotes)) {
+    const ixs = instructionsOf(route);
+    if (!ixs) continue; // instructions not shown in the documented shape: Q-ROUTE rules judge that
+    const writable = uniqueWritableAccounts(ixs);
+    t.expect('Q-DIST-015', writable.has(feeAccount), {
+      documented: `with feeAccount ${feeAccount} and feeBps ${String(call.params.feeBps)} the route of ${provider} carries feeAccount as a writable account (it collects the fee)`,
+      received: { writable: [...writable] },
+      exchange: call.ex,
+    });
+  }
+}
+
 export const distributorAcceptsFeeParameters = defineCheck({
   name: 'distributor-path-accepts-well-formed-fee-parameters',
   service: 'quotes',
-  rules: ['Q-DIST-008'],
+  rules: ['Q-DIST-008', 'Q-DIST-015'],
   profile: 'smoke',
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     const d = await discover(t, gateway);
     const j = new Judge(t);
     const feeWallet = wallet(t, 'fee-collector');
+    // feeBps starts at 0 (accepted too) and stops at 100: the document gives no cap to probe (Q-DIST-016).
     const fees = fc.record({ feeBps: fc.integer({ min: 0, max: 100 }), feeFromInputMint: fc.option(fc.boolean(), { nil: undefined }) });
     await t.property(
       'Q-DIST-008',
@@ -228,6 +245,7 @@ export const distributorAcceptsFeeParameters = defineCheck({
             `feeBps=${feeBps}${feeFromInputMint === undefined ? '' : ` feeFromInputMint=${feeFromInputMint}`} with a feeAccount is accepted (not 400)`,
           ),
         );
+        if (call.status === 200 && feeBps > 0) expectFeeAccountWritable(t, call, String(params.feeAccount));
       },
       quoteRuns(t, 6),
     );

@@ -5,8 +5,9 @@
  */
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { isObject } from '../shared/values.ts';
-import { expectStatus, queryString, QUOTE_PATH, quoteParams } from './quote-support.ts';
+import { errorCode } from '../harness/answers.ts';
+import { expectStatus, QUOTE_PATH } from './quote-support.ts';
+import { expectDocumented429, expectRetryAfter, queryFor } from './rate-steps.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 
 /**
@@ -21,37 +22,16 @@ const WINDOW_MS = 60_000;
 const DISCOVERY = ['/api/v1/info', '/api/v1/venues', '/api/v1/providers'];
 
 async function get(t: CheckContext, key: string, path: string): Promise<Exchange> {
-  const query = path === QUOTE_PATH ? queryString(quoteParams()) : undefined;
-  return t.quotes.request({ path, query, headers: { 'x-api-key': key }, retry: false });
-}
-
-function errorCode(ex: Exchange): unknown {
-  const body = ex.response.body;
-  return isObject(body) && isObject(body.error) ? body.error.code : undefined;
+  return t.quotes.request({ path, query: queryFor(path), headers: { 'x-api-key': key }, retry: false });
 }
 
 /** Q-RATE-007, Q-DBG-002: the 429 body and headers, checked on every 429 these checks meet. */
 function expectPlatform429(t: CheckContext, ex: Exchange, code: 'rate_limited' | 'allowance_exhausted'): void {
-  t.expect('Q-RATE-007', ex.response.status === 429 && (errorCode(ex) === 'rate_limited' || errorCode(ex) === 'allowance_exhausted'), {
-    documented: 'a 429 carries the platform body {error: {code: "rate_limited" | "allowance_exhausted"}}',
-    received: { status: ex.response.status, body: ex.response.body },
-    exchange: ex,
-  });
-  const id = ex.response.headers['x-edge-requestid'];
-  t.expect('Q-DBG-002', typeof id === 'string' && id.trim() !== '', {
-    documented: 'a 429 carries the x-edge-requestid header like every response',
-    received: ex.response.headers,
-    exchange: ex,
-  });
+  expectDocumented429(t, ex, 'Q-RATE-007', 'Q-DBG-002');
   const rule = code === 'rate_limited' ? 'Q-RATE-001' : 'Q-RATE-005';
   t.expect(rule, errorCode(ex) === code, { documented: `the 429 code is ${code}`, received: ex.response.body, exchange: ex });
   if (code === 'rate_limited') {
-    const after = ex.response.headers['retry-after'];
-    t.expect('Q-RATE-002', typeof after === 'string' && /^(0|[1-9][0-9]*)$/.test(after.trim()), {
-      documented: 'a rate_limited 429 carries retry-after, a whole number of seconds to wait',
-      received: ex.response.headers,
-      exchange: ex,
-    });
+    const after = expectRetryAfter(t, 'Q-RATE-002', ex);
     t.note(`retry-after: ${after} s (waiting it out is not part of the bounded run)`);
   }
 }

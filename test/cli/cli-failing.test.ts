@@ -3,53 +3,22 @@
  * reproduction, and no secret printed anywhere, neither the run's credentials nor the keys it mints during the run.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { Keypair } from '@solana/web3.js';
-import bs58 from 'bs58';
 import { describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { mutants } from '../../fixtures/mutants/index.ts';
-import { cli, filesUnder, listenLoopback, matrixOf, mintOn, reportDir as tmp } from './run-cli.ts';
+import { answerProxy, jsonObjectOf, learnMinted, mintedSecrets, outputsOf } from './leak-support.ts';
+import { cli, fullRunOf, matrixOf, reportDir as tmp } from './run-cli.ts';
 
 /**
  * A transparent proxy to `upstream` that learns every secret the control API mints through it (`apiKey`, `jwt` of its
  * answers): the control API offers no listing of keys, and the suite mints its own during the run.
  */
-async function recordingProxy(
-  upstream: string,
-  controlPrefix: string,
-  minted: Set<string>,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const target = new URL(upstream);
-  const server = createServer((req, res) => {
-    const body: Buffer[] = [];
-    req.on('data', (c: Buffer) => body.push(c));
-    req.on('end', () => {
-      const out = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          const chunks: Buffer[] = [];
-          up.on('data', (c: Buffer) => chunks.push(c));
-          up.on('end', () => {
-            const raw = Buffer.concat(chunks);
-            if (req.url?.startsWith(controlPrefix)) {
-              try {
-                const json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-                for (const field of ['apiKey', 'jwt']) if (typeof json[field] === 'string') minted.add(json[field]);
-              } catch {
-                /* not JSON: nothing minted */
-              }
-            }
-            res.writeHead(up.statusCode ?? 502, up.headers).end(raw);
-          });
-        },
-      );
-      out.on('error', () => res.destroy());
-      out.end(Buffer.concat(body));
-    });
+function recordingProxy(upstream: string, controlPrefix: string, minted: Set<string>) {
+  return answerProxy(upstream, (req, _body, answer) => {
+    if (req.url?.startsWith(controlPrefix)) learnMinted(jsonObjectOf(answer.raw), minted);
+    return answer;
   });
-  return listenLoopback(server);
 }
 
 /** What of a secret must never be printed: the whole value, and for a JWT its signature less one character (a check alters one). */
@@ -95,31 +64,15 @@ describe('conformance CLI on a failing target', () => {
       const controlPrefix = new URL(server.controlUrl).pathname;
       const minted = new Set<string>();
       const proxy = await recordingProxy(server.baseUrl, controlPrefix, minted);
-      const control = (path: string) => mintOn(server.controlUrl, path);
       try {
-        const secrets: Record<string, string> = {
-          ORDERS_API_KEY: (await control('/tenants')).apiKey!,
-          ORDERS_API_KEY_ALT: (await control('/tenants')).apiKey!,
-          QUOTES_API_KEY: (await control('/quote-keys')).apiKey!,
-          QUOTES_JWT: (await control('/quote-jwts')).jwt!,
-          TEST_WALLET_SECRET_KEY: bs58.encode(Keypair.generate().secretKey),
-        };
+        const secrets = await mintedSecrets(server.controlUrl);
         for (const [name, value] of Object.entries(secrets)) expect(value, name).toMatch(/^\S{16,}$/);
         const dir = tmp();
         const r = await cli(
           [
-            '--orders-url',
-            server.ordersUrl,
-            '--quotes-url',
-            server.quotesUrl,
-            '--control-url',
-            `${proxy.url}${controlPrefix}`,
+            ...fullRunOf({ ...server, controlUrl: `${proxy.url}${controlPrefix}` }),
             '--gateway-url',
             server.gatewayUrl,
-            '--profile',
-            'full',
-            '--max-rps',
-            '0',
             '--seed',
             '11',
             '--report-dir',
@@ -142,11 +95,7 @@ describe('conformance CLI on a failing target', () => {
         expect(m.checks.filter((c) => c.verdict === 'pass').length).toBeGreaterThan(10);
         expect(minted.size, 'secrets minted through the control API during the run').toBeGreaterThan(grep ? 0 : 5);
 
-        const outputs: Array<[string, string]> = [
-          ['stdout', r.stdout],
-          ['stderr', r.stderr],
-          ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')]),
-        ];
+        const outputs = outputsOf(r, dir);
         expect(outputs.map(([name]) => name)).toEqual(expect.arrayContaining(['matrix.json', 'matrix.md', 'matrix.html', 'junit.xml']));
         expect(outputs.some(([name]) => name.startsWith('allure-results/') && name.endsWith('-attachment.txt'))).toBe(true);
         const forms = [...Object.entries(secrets), ...[...minted].map((v): [string, string] => ['minted during the run', v])].flatMap(

@@ -1,14 +1,11 @@
-/**
- * The CLI end to end without a control API, as against a partner's staging or production: a full run that signs with
- * TEST_WALLET_SECRET_KEY and prints it nowhere; the readonly and smoke profiles change nothing on the target.
- */
-import { readFileSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { WALLET_FUNDS } from '../../fixtures/server/staging/credentials.ts';
-import { cli, filesUnder, matrixOf, mintOn, reportDir as tmp } from './run-cli.ts';
+import { outputsOf } from './leak-support.ts';
+import { partnerRunOf } from './partner-run.ts';
+import { cli, matrixOf, mintOn, reportDir as tmp } from './run-cli.ts';
 
 describe('conformance CLI without a control API', () => {
   // A partner's run: no control API, so the checks that onboard sign with TEST_WALLET_SECRET_KEY itself (a run with the
@@ -36,20 +33,7 @@ describe('conformance CLI without a control API', () => {
       const dir = tmp();
       const r = await cli(
         // No real-time waits (--budget-minutes 0): the black-box checks that wait for cycles and expiry skip, saying so.
-        [
-          '--orders-url',
-          server.ordersUrl,
-          '--quotes-url',
-          server.quotesUrl,
-          '--profile',
-          'full',
-          '--max-rps',
-          '0',
-          '--budget-minutes',
-          '0',
-          '--report-dir',
-          dir,
-        ],
+        [...partnerRunOf(server), '--budget-minutes', '0', '--report-dir', dir],
         secrets,
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -59,11 +43,7 @@ describe('conformance CLI without a control API', () => {
       const me = await fetch(`${server.ordersUrl}/me`, { headers: { 'X-Service-Key': secrets.ORDERS_API_KEY!, 'X-Service-User': sub } });
       expect(me.status, `GET /me as ${sub}`).toBe(200);
       expect(m.checks.filter((c) => c.verdict === 'pass').length).toBeGreaterThan(50);
-      const outputs: Array<[string, string]> = [
-        ['stdout', r.stdout],
-        ['stderr', r.stderr],
-        ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')]),
-      ];
+      const outputs = outputsOf(r, dir);
       const leaks = outputs.flatMap(([where, text]) =>
         Object.entries(secrets)
           .filter(([, v]) => text.includes(v))
@@ -90,21 +70,10 @@ describe('conformance CLI without a control API', () => {
       for (const profile of ['smoke', 'readonly']) {
         const before = await control('GET', '/snapshot');
         // No control URL: a production target, where the suite can only use the credentials it is given.
-        const r = await cli(
-          [
-            '--orders-url',
-            server.ordersUrl,
-            '--quotes-url',
-            server.quotesUrl,
-            '--profile',
-            profile,
-            '--max-rps',
-            '0',
-            '--report-dir',
-            tmp(),
-          ],
-          { ORDERS_API_KEY: String(tenant.apiKey), QUOTES_API_KEY: String(quoteKey.apiKey) },
-        );
+        const r = await cli([...partnerRunOf(server, profile), '--report-dir', tmp()], {
+          ORDERS_API_KEY: String(tenant.apiKey),
+          QUOTES_API_KEY: String(quoteKey.apiKey),
+        });
         expect(r.code, r.stdout + r.stderr).toBe(0);
         expect(await control('GET', '/snapshot'), `${profile} changed the target's state`).toEqual(before);
       }

@@ -19,6 +19,7 @@ import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import type { TargetEnv, Verdict } from '../../suites/harness/types.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import { OFFLINE_ENV } from '../harness/offline-target.ts';
+import { partnerRunOf } from './partner-run.ts';
 import { cli, matrixOf, mintOn, reportDir } from './run-cli.ts';
 
 const tmp = () => reportDir('conformance-verdicts-');
@@ -256,14 +257,7 @@ describe('the CLI', () => {
       const dir = tmp();
       const r = await cli(
         [
-          '--orders-url',
-          orders.ordersUrl,
-          '--quotes-url',
-          quotes.quotesUrl,
-          '--profile',
-          'full',
-          '--max-rps',
-          '0',
+          ...partnerRunOf({ ordersUrl: orders.ordersUrl, quotesUrl: quotes.quotesUrl }),
           '--seed',
           '7',
           '--grep',

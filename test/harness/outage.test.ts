@@ -42,8 +42,26 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** GET /me/balance, judged on OA-BAL-001 (a must rule: its check gates); with `faults`, the chain is set down first. */
-const balanceCheck = (name: string, faults = false): Check =>
+/** The order service's answers from now on: `503 {error: {code}}`. */
+function answering503(withCode: string): void {
+  code = withCode;
+  body = undefined;
+}
+
+/** OA-BAL-001 judged as the checks judge it: GET /me/balance answers 2xx. */
+function expectBalance(t: CheckContext, ex: Exchange): void {
+  t.expect('OA-BAL-001', ex.response.status === 200, {
+    documented: 'GET /me/balance answers 2xx',
+    received: ex.response.status,
+    exchange: ex,
+  });
+}
+
+/**
+ * A check of OA-BAL-001 (a must rule: its check gates) that reads GET /me/balance and judges the answer by `judge`;
+ * with `faults`, the chain is set down first.
+ */
+const balanceCheck = (name: string, judge: (t: CheckContext, ex: Exchange) => void = expectBalance, faults = false): Check =>
   defineCheck({
     name,
     service: 'orders',
@@ -52,12 +70,7 @@ const balanceCheck = (name: string, faults = false): Check =>
     ...(faults ? { needs: ['faults'] as const } : {}),
     async run(t: CheckContext) {
       if (faults) await t.control.setFaults({ rpc: 'down' });
-      const ex = await t.orders.request({ path: '/me/balance', headers: { 'X-Service-User': 'someone' } });
-      t.expect('OA-BAL-001', ex.response.status === 200, {
-        documented: 'GET /me/balance answers 2xx',
-        received: ex.response.status,
-        exchange: ex,
-      });
+      judge(t, await t.orders.request({ path: '/me/balance', headers: { 'X-Service-User': 'someone' } }));
     },
   });
 
@@ -68,8 +81,7 @@ const run = (check: Check) => {
 
 describe('a 503 RPC_UNAVAILABLE that lasts through the retries', () => {
   test('is not a failure of the rule: the check is not judged, naming the outage, and the run is INCOMPLETE', async () => {
-    code = 'RPC_UNAVAILABLE';
-    body = undefined;
+    answering503('RPC_UNAVAILABLE');
     const check = balanceCheck('balance-while-the-chain-is-unavailable');
     const result = await run(check);
     expect(seen.filter((s) => s.startsWith('GET /me/balance'))).toHaveLength(3); // retried twice (handling rule 3)
@@ -84,25 +96,16 @@ describe('a 503 RPC_UNAVAILABLE that lasts through the retries', () => {
   });
 
   test('on a step before the rule: setup-failed, the same precondition', async () => {
-    code = 'RPC_UNAVAILABLE';
-    body = undefined;
-    const setup = defineCheck({
-      name: 'a-setup-step-meets-the-oracle-down',
-      service: 'orders',
-      rules: ['OA-BAL-001'],
-      profile: 'readonly',
-      async run(t: CheckContext) {
-        const ex = await t.orders.request({ path: '/me/balance', headers: { 'X-Service-User': 'someone' } });
-        if (ex.response.status !== 200) throw new SetupFailed(`the user's balance answered ${ex.response.status}`, ex);
-      },
+    answering503('RPC_UNAVAILABLE');
+    const setup = balanceCheck('a-setup-step-meets-the-oracle-down', (_t, ex) => {
+      if (ex.response.status !== 200) throw new SetupFailed(`the user's balance answered ${ex.response.status}`, ex);
     });
     const result = await run(setup);
     expect(result).toMatchObject({ verdict: 'setup-failed', notJudged: 'precondition', unjudged: { id: 'unavailable' } });
   });
 
   test('PRICE_ORACLE_UNAVAILABLE where the spec gives it (an intent), on a POST the client does not resend', async () => {
-    code = 'PRICE_ORACLE_UNAVAILABLE';
-    body = undefined;
+    answering503('PRICE_ORACLE_UNAVAILABLE');
     const intent = defineCheck({
       name: 'an-intent-while-the-oracle-is-unavailable',
       service: 'orders',
@@ -120,27 +123,18 @@ describe('a 503 RPC_UNAVAILABLE that lasts through the retries', () => {
   });
 
   test('a check that copes with the 503 keeps its verdict', async () => {
-    code = 'RPC_UNAVAILABLE';
-    body = undefined;
-    const copes = defineCheck({
-      name: 'a-check-that-accepts-an-unavailable-chain',
-      service: 'orders',
-      rules: ['OA-BAL-001'],
-      profile: 'readonly',
-      async run(t: CheckContext) {
-        const ex = await t.orders.request({ path: '/me/balance', headers: { 'X-Service-User': 'someone' } });
-        t.expect('OA-BAL-001', ex.response.status === 503, { documented: 'a 503 while the chain is down', exchange: ex });
-      },
-    });
+    answering503('RPC_UNAVAILABLE');
+    const copes = balanceCheck('a-check-that-accepts-an-unavailable-chain', (t, ex) =>
+      t.expect('OA-BAL-001', ex.response.status === 503, { documented: 'a 503 while the chain is down', exchange: ex }),
+    );
     expect((await run(copes)).verdict).toBe('pass');
   });
 });
 
 describe('a 503 that is an answer to judge still fails', () => {
   test('the check set the faults itself (the chain down): its 503 is judged', async () => {
-    code = 'RPC_UNAVAILABLE';
-    body = undefined;
-    const result = await run(balanceCheck('balance-while-the-check-took-the-chain-down', true));
+    answering503('RPC_UNAVAILABLE');
+    const result = await run(balanceCheck('balance-while-the-check-took-the-chain-down', expectBalance, true));
     expect(seen[0]).toBe('POST /__control/faults');
     expect(result).toMatchObject({ verdict: 'fail', rule: 'OA-BAL-001', gating: true });
   });
@@ -148,14 +142,12 @@ describe('a 503 that is an answer to judge still fails', () => {
   test("a 503 without a documented 'unavailable' code (/health's {status: error}, any other) is judged", async () => {
     body = { status: 'error' };
     expect(await run(balanceCheck('balance-answered-a-bare-503'))).toMatchObject({ verdict: 'fail', rule: 'OA-BAL-001' });
-    body = undefined;
-    code = 'INTERNAL_ERROR';
+    answering503('INTERNAL_ERROR');
     expect(await run(balanceCheck('balance-answered-503-internal-error'))).toMatchObject({ verdict: 'fail', rule: 'OA-BAL-001' });
   });
 
   test('a documented code on a path the spec does not give it (PRICE_ORACLE_UNAVAILABLE on GET /me/balance) is judged', async () => {
-    code = 'PRICE_ORACLE_UNAVAILABLE';
-    body = undefined;
+    answering503('PRICE_ORACLE_UNAVAILABLE');
     expect(await run(balanceCheck('balance-answered-the-oracle-down'))).toMatchObject({ verdict: 'fail', rule: 'OA-BAL-001' });
   });
 

@@ -9,11 +9,11 @@ import { expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { type CheckContext, defineCheck } from '../../suites/harness/check.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
-import { prepareTarget } from '../../suites/harness/target.ts';
 import { allChecks } from '../../suites/index.ts';
 import { createOrder, dcaRequest, intentUser } from '../../suites/orders/orders.ts';
 import { otherLocks, otherOrdersLocked, othersBracket } from '../../suites/orders/steps/shared-wallet.ts';
 import { describeResults, SELF_TEST_SEED } from '../self-test/run.ts';
+import { prepareSelfTest, sandboxCredentials } from '../self-test/sandbox-support.ts';
 
 /** The checks that compare a balance before and after, as converted to partner mode. */
 const COMPARING = [
@@ -49,30 +49,11 @@ const bracketed = (between: 'no bracket' | 'nothing' | 'another order') =>
 
 async function sandbox(control: boolean) {
   const server = await startReferenceServer({ port: 0, ...(control ? {} : { stagingLike: { timeScale: 1, seed: SELF_TEST_SEED } }) });
-  const c = server.credentials;
-  const env = await prepareTarget({
+  const env = await prepareSelfTest({
     ordersUrl: server.ordersUrl,
     quotesUrl: server.quotesUrl,
     gatewayUrl: server.gatewayUrl,
-    controlUrl: control ? server.controlUrl : undefined,
-    profile: 'full',
-    seed: SELF_TEST_SEED,
-    strict: false,
-    numRuns: 5,
-    timeoutMs: 10_000,
-    maxRps: 0,
-    expectedProviders: 2,
-    credentials:
-      control || !c
-        ? {}
-        : {
-            ordersApiKey: c.ORDERS_API_KEY,
-            ordersApiKeyAlt: c.ORDERS_API_KEY_ALT,
-            quotesApiKey: c.QUOTES_API_KEY,
-            quotesJwt: c.QUOTES_JWT,
-            walletSecretKey: c.TEST_WALLET_SECRET_KEY,
-            walletSecretKeyAlt: c.TEST_WALLET_SECRET_KEY_ALT,
-          },
+    ...(control ? { controlUrl: server.controlUrl } : { credentials: sandboxCredentials(server) }),
   });
   return { server, env };
 }

@@ -12,10 +12,10 @@ import { nestsDeeperThan } from '../../suites/harness/json-exact.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import { cli as runCli, listenLoopback, matrixOf, type Ran, reportDir } from '../cli/run-cli.ts';
-import { prepareTarget } from '../../suites/harness/target.ts';
 import UnfinishedChecksReporter from '../../bin/reporters/unfinished.ts';
 import { allChecks } from '../../suites/index.ts';
 import { SELF_TEST_SEED } from './run.ts';
+import { prepareSelfTest } from './sandbox-support.ts';
 
 const MiB = 1024 * 1024;
 
@@ -98,18 +98,11 @@ afterAll(async () => {
 async function through(hostile: Hostile, checks: readonly Check[]): Promise<CheckResult[]> {
   const p = await proxy(reference.ordersUrl, hostile);
   try {
-    const env = await prepareTarget({
+    const env = await prepareSelfTest({
       ordersUrl: p.url,
       quotesUrl: p.url,
       controlUrl: reference.controlUrl.replace(reference.ordersUrl, p.url),
       profile: 'readonly',
-      seed: SELF_TEST_SEED,
-      strict: false,
-      numRuns: 5,
-      timeoutMs: 10_000,
-      maxRps: 0,
-      expectedProviders: 2,
-      credentials: {},
       bounds: { maxBodyBytes: MiB },
     });
     const results: CheckResult[] = [];

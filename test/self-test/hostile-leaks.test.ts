@@ -1,19 +1,8 @@
-/**
- * "Nothing leaks" (issue 12), end to end: the CLI against a hostile target that reflects every credential it is sent,
- * and the run's own secrets, in its error messages, in pieces (whole, the first 26 characters, and placed so that a
- * report's `.slice(0, 300)` of the body cuts it), and that writes terminal escape sequences into its error messages,
- * its error codes and its /api/v1/info (clear screen, a fake green "Conformance PASS", a window title, an OSC 52
- * clipboard write, a carriage return, a bidi override, a C1 CSI). The target is the reference server behind a proxy
- * that rewrites its answers; the run fails (the codes are wrong), and no output holds 8 consecutive characters of any
- * secret, nor a raw control character of the target.
- */
-import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Keypair } from '@solana/web3.js';
-import bs58 from 'bs58';
+import type { IncomingHttpHeaders } from 'node:http';
 import { expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
-import { cli as runCli, filesUnder, listenLoopback, matrixOf, mintOn, reportDir } from '../cli/run-cli.ts';
+import { answerProxy, jsonObjectOf, learnMinted, mintedSecrets, outputsOf } from '../cli/leak-support.ts';
+import { cli as runCli, fullRunOf, matrixOf, reportDir } from '../cli/run-cli.ts';
 
 const FRAGMENT = 8;
 /** The areas run: credentials on every path (failures quoting error bodies), info, and intents (setup steps, cleanup). */
@@ -65,58 +54,24 @@ function hostileError(body: Record<string, unknown>, reflected: string[], keepCo
  * there); every other error answer in JSON is rewritten by `hostileError` with the request's credentials and the
  * run's `secrets`, and /api/v1/info gains a field of escapes and secrets.
  */
-async function hostileProxy(
-  upstream: string,
-  controlPrefix: string,
-  known: Set<string>,
-  secrets: string[],
-): Promise<{ url: string; close(): Promise<void> }> {
-  const target = new URL(upstream);
-  const server = createServer((req, res) => {
-    const body: Buffer[] = [];
-    req.on('data', (c: Buffer) => body.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '/';
-      const out = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: url, headers: req.headers }, (up) => {
-        const chunks: Buffer[] = [];
-        up.on('data', (c: Buffer) => chunks.push(c));
-        up.on('end', () => {
-          let raw = Buffer.concat(chunks);
-          let status = up.statusCode ?? 502;
-          let json = /json/.test(String(up.headers['content-type'])) ? parse(raw) : undefined;
-          // A refused setup step, with a code the documents list: the checks that create an oco order end setup-failed,
-          // quoting the body cut at 300 characters.
-          const refused = req.method === 'POST' && /^\/orders\/intent\b/.test(url) && parse(Buffer.concat(body))?.orderType === 'oco';
-          if (refused) {
-            status = 403;
-            json = { success: false, error: { code: 'PRODUCT_DISABLED', message: 'refused' } };
-          }
-          if (url.startsWith(controlPrefix)) {
-            for (const field of ['apiKey', 'jwt']) if (typeof json?.[field] === 'string') known.add(json[field] as string);
-          } else if (json && status >= 400) {
-            raw = Buffer.from(JSON.stringify(hostileError(json, [...new Set([...credentialsOf(url, req.headers), ...secrets])], refused)));
-          } else if (json && /\/api\/v1\/info(\?|$)/.test(url)) {
-            raw = Buffer.from(JSON.stringify({ ...json, notice: `${ESCAPES} ${secrets.join(' ')}` }));
-          }
-          const headers = { ...up.headers, 'content-length': String(raw.length) };
-          delete headers['transfer-encoding'];
-          res.writeHead(status, headers).end(raw);
-        });
-      });
-      out.on('error', () => res.destroy());
-      out.end(Buffer.concat(body));
-    });
+function hostileProxy(upstream: string, controlPrefix: string, known: Set<string>, secrets: string[]) {
+  return answerProxy(upstream, (req, sent, { status, headers, raw }) => {
+    const url = req.url ?? '/';
+    let json = /json/.test(String(headers['content-type'])) ? jsonObjectOf(raw) : undefined;
+    // A refused setup step, with a code the documents list: the checks that create an oco order end setup-failed,
+    // quoting the body cut at 300 characters.
+    const refused = req.method === 'POST' && /^\/orders\/intent\b/.test(url) && jsonObjectOf(sent)?.orderType === 'oco';
+    if (refused) {
+      status = 403;
+      json = { success: false, error: { code: 'PRODUCT_DISABLED', message: 'refused' } };
+    }
+    if (url.startsWith(controlPrefix)) learnMinted(json, known);
+    else if (json && status >= 400)
+      raw = Buffer.from(JSON.stringify(hostileError(json, [...new Set([...credentialsOf(url, req.headers), ...secrets])], refused)));
+    else if (json && /\/api\/v1\/info(\?|$)/.test(url))
+      raw = Buffer.from(JSON.stringify({ ...json, notice: `${ESCAPES} ${secrets.join(' ')}` }));
+    return { status, headers, raw };
   });
-  return listenLoopback(server);
-}
-
-function parse(raw: Buffer): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(raw.toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** NO_COLOR: vitest's own colours off, so that any escape sequence in the output could only be the target's. */
@@ -136,14 +91,7 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
   const server = await startReferenceServer({ port: 0 });
   let proxy: Awaited<ReturnType<typeof hostileProxy>> | undefined;
   try {
-    const mint = (path: string) => mintOn(server.controlUrl, path);
-    const secrets: Record<string, string> = {
-      ORDERS_API_KEY: (await mint('/tenants')).apiKey!,
-      ORDERS_API_KEY_ALT: (await mint('/tenants')).apiKey!,
-      QUOTES_API_KEY: (await mint('/quote-keys')).apiKey!,
-      QUOTES_JWT: (await mint('/quote-jwts')).jwt!,
-      TEST_WALLET_SECRET_KEY: bs58.encode(Keypair.generate().secretKey),
-    };
+    const secrets = await mintedSecrets(server.controlUrl);
     // The target reflects the run's keys; it is handed the wallet secret too, the worst case of a reflection.
     const known = new Set(Object.values(secrets));
     proxy = await hostileProxy(server.baseUrl, new URL(server.controlUrl).pathname, known, Object.values(secrets));
@@ -151,18 +99,9 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     const dir = reportDir('conformance-hostile-');
     const r = await cli(
       [
-        '--orders-url',
-        via(server.ordersUrl),
-        '--quotes-url',
-        via(server.quotesUrl),
-        '--control-url',
-        via(server.controlUrl),
+        ...fullRunOf({ ordersUrl: via(server.ordersUrl), quotesUrl: via(server.quotesUrl), controlUrl: via(server.controlUrl) }),
         '--gateway-url',
         via(server.gatewayUrl),
-        '--profile',
-        'full',
-        '--max-rps',
-        '0',
         '--seed',
         '12',
         '--report-dir',
@@ -174,11 +113,7 @@ test('a target that reflects credentials in pieces and writes escape sequences: 
     );
     expect(r.code, r.stdout.slice(-3000) + r.stderr.slice(-3000)).toBe(1);
 
-    const outputs: Array<[string, string]> = [
-      ['stdout', r.stdout],
-      ['stderr', r.stderr],
-      ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), readFileSync(f, 'utf8')]),
-    ];
+    const outputs = outputsOf(r, dir);
     expect(outputs.map(([name]) => name)).toEqual(expect.arrayContaining(['matrix.json', 'matrix.md', 'matrix.html', 'junit.xml']));
     expect(outputs.some(([name]) => name.startsWith('allure-results/'))).toBe(true);
 

@@ -12,10 +12,10 @@ import { startReferenceServer } from '../../fixtures/server/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { type CheckResult, runCheck } from '../../suites/harness/runner.ts';
 import { redact } from '../../suites/harness/redact.ts';
-import { prepareTarget } from '../../suites/harness/target.ts';
 import { allChecks, checkGroups } from '../../suites/index.ts';
 import { call } from '../reference-server/support.ts';
 import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
+import { prepareSelfTest, sandboxCredentials } from './sandbox-support.ts';
 
 /**
  * Fast enough for a test, slow enough that the suite's SIWS sign-ins (Issued At from the machine's clock, which the
@@ -58,30 +58,15 @@ const secondUser: Check[] = SECOND_USER.map(([name]) => allChecks.find((c) => c.
 async function againstSandbox(checks: readonly Check[], mutant?: string, alt = true): Promise<CheckResult[]> {
   const server = await startReferenceServer({ port: 0, mutant, stagingLike: { timeScale: TIME_SCALE, seed: SELF_TEST_SEED } });
   try {
-    const c = server.credentials!;
-    const env = await prepareTarget({
+    const env = await prepareSelfTest({
       ordersUrl: server.ordersUrl,
       quotesUrl: server.quotesUrl,
       gatewayUrl: server.gatewayUrl,
-      profile: 'full',
-      seed: SELF_TEST_SEED,
-      strict: false,
-      numRuns: 5,
-      timeoutMs: 10_000,
-      maxRps: 0,
-      expectedProviders: 2,
-      credentials: {
-        ordersApiKey: c.ORDERS_API_KEY,
-        ordersApiKeyAlt: c.ORDERS_API_KEY_ALT,
-        quotesApiKey: c.QUOTES_API_KEY,
-        quotesJwt: c.QUOTES_JWT,
-        walletSecretKey: c.TEST_WALLET_SECRET_KEY,
-        walletSecretKeyAlt: alt ? c.TEST_WALLET_SECRET_KEY_ALT : undefined,
-      },
+      credentials: sandboxCredentials(server, alt),
     });
     expect(env.capabilities).toEqual([]);
     // Both wallet secrets are redacted from every output, as every credential is (suites/harness/redact.ts).
-    if (alt) expect(redact(`k=${c.TEST_WALLET_SECRET_KEY_ALT}`)).toBe('k=$TEST_WALLET_SECRET_KEY_ALT');
+    if (alt) expect(redact(`k=${server.credentials!.TEST_WALLET_SECRET_KEY_ALT}`)).toBe('k=$TEST_WALLET_SECRET_KEY_ALT');
     const results: CheckResult[] = [];
     for (const check of checks) results.push(await runCheck(check, env));
     return results;
@@ -161,16 +146,9 @@ describe('partner mode: the opt-in rate-limit probe, no control API', () => {
     const server = await startReferenceServer({ port: 0, mutant });
     try {
       const minted = await call(`${server.controlUrl}/quote-keys`, { method: 'POST', json: { rps: 0.25 } });
-      const env = await prepareTarget({
+      const env = await prepareSelfTest({
         ordersUrl: server.ordersUrl,
         quotesUrl: server.quotesUrl,
-        profile: 'full',
-        seed: SELF_TEST_SEED,
-        strict: false,
-        numRuns: 5,
-        timeoutMs: 10_000,
-        maxRps: 0,
-        expectedProviders: 2,
         allowRateLimitProbes,
         bounds: { maxRetryAfterMs: 1000 },
         credentials: { quotesApiKey: (minted.body as { apiKey: string }).apiKey },

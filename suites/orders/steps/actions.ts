@@ -1,11 +1,20 @@
-import { dataOf, is2xx } from '../../harness/answers.ts';
+import { dataOf, errorCode, is2xx } from '../../harness/answers.ts';
 import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
-import { type Created, createOrder, type Funded, fundUser, intentRequest, intentUser, type OrderType } from '../orders.ts';
+import {
+  type Created,
+  createOrder,
+  type Funded,
+  fundUser,
+  intentRequest,
+  intentUser,
+  type OrderType,
+  TERMINAL_STATUSES,
+} from '../orders.ts';
 import { asUser } from '../users.ts';
-import { DETAIL_PATHS } from './reads.ts';
+import { DETAIL_PATHS, userSlice } from './reads.ts';
 
 /**
  * The order actions as steps of other checks (areas PAUSE, RESUME, RETRY, CANCEL): the action itself, the order read
@@ -32,6 +41,33 @@ export async function readOrder(t: CheckContext, user: Funded, created: Created)
 export async function userWithOrder(t: CheckContext, type: OrderType = 'dca'): Promise<{ user: Funded; created: Created }> {
   const user = await intentUser(t, true);
   return { user, created: await createOrder(t, user, intentRequest(type)) };
+}
+
+/**
+ * A funded user and a slice order of theirs, for an action the document rejects on every slice order: a fresh order
+ * with `funding`, else the partner wallet's slice order of the run (reads.ts userSlice), which the rejection leaves as
+ * it was.
+ */
+export async function userWithSlice(t: CheckContext): Promise<{ user: Funded; created: Created }> {
+  if (t.control.has('funding')) return await userWithOrder(t, 'slice');
+  const user = await intentUser(t, true);
+  const created = await userSlice(t, user);
+  if (!created) t.skip('the target does not accept the slice order template (see the notes): no slice order to act on');
+  return { user, created };
+}
+
+/**
+ * The shared slice order (userWithSlice) may have finished before the action: a service that looks at the status
+ * first then answers otherwise, which the check does not judge. Skips when the answer `ex` is not `code` and the
+ * order now reads finished; with `funding` the order is the check's own and fresh: nothing to skip.
+ */
+export async function skipIfSliceFinished(t: CheckContext, user: Funded, created: Created, ex: Exchange, code: string): Promise<void> {
+  if (t.control.has('funding') || errorCode(ex) === code) return;
+  const status = String((await readOrder(t, user, created)).status);
+  if (TERMINAL_STATUSES.includes(status))
+    t.skip(
+      `the partner wallet's slice order ${created.orderId} is ${status}: an answer other than ${code} is not judged on a finished order`,
+    );
 }
 
 /** Restores healthy faults after the check, pass or fail. */

@@ -5,7 +5,8 @@ import { SetupFailed, Skipped } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
 import type { OrderOwner } from '../order-invariants.ts';
 import { type Created, createOrder, type Funded, intentRequest, intentUser, ISO_8601, ORDER_TYPES, type OrderType } from '../orders.ts';
-import { asUser } from '../users.ts';
+import { type PartnerWallet, asUser } from '../users.ts';
+import { sharedSlice } from './shared-wallet.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /** Reading orders as steps of other checks (areas READ, DET, REP): detail paths, readers, orders of every type, list rows. */
@@ -34,9 +35,9 @@ export interface Reader extends Funded {
   owner: OrderOwner;
 }
 
-/** An onboarded user (funded when `fund`) and who GET /me says they are. */
-export async function reader(t: CheckContext, fund: boolean): Promise<Reader> {
-  const user = await intentUser(t, fund);
+/** An onboarded user (funded when `fund`; the partner's wallet `which` without `funding`) and who GET /me says they are. */
+export async function reader(t: CheckContext, fund: boolean, which: PartnerWallet = 'own'): Promise<Reader> {
+  const user = await intentUser(t, fund, which);
   const ex = await asUser(t, user.sub, { path: '/me' });
   const me = dataOf(ex);
   if (!is2xx(ex) || typeof me?.userId !== 'string' || typeof me.walletAddress !== 'string')
@@ -64,14 +65,22 @@ export async function createIfAccepted(
   }
 }
 
-/** One order of each type the target accepts (DCA at least). */
+/** One order of each type the target accepts (DCA at least); the slice order is userSlice's. */
 export async function ordersOfEveryType(t: CheckContext, user: Funded): Promise<Created[]> {
   const created: Created[] = [];
   for (const type of ORDER_TYPES) {
-    const order = await createIfAccepted(t, user, type);
+    const order = type === 'slice' ? await userSlice(t, user) : await createIfAccepted(t, user, type);
     if (order) created.push(order);
   }
   return created;
+}
+
+/**
+ * A slice order of `user` (undefined, with a note, when the target rejects the template): a fresh one with `funding`,
+ * else the partner wallet's slice order of the run, the same for every check (shared-wallet.ts sharedSlice).
+ */
+export async function userSlice(t: CheckContext, user: Funded): Promise<Created | undefined> {
+  return await sharedSlice(t, user, () => createIfAccepted(t, user, 'slice'));
 }
 
 /** outputRecipientAddress at creation, by order id (OA-SHAPE-007). */

@@ -1,7 +1,7 @@
 import { dataOf } from '../../harness/answers.ts';
 import type { CheckContext } from '../../harness/check.ts';
 import { isObject } from '../../shared/values.ts';
-import type { Funded } from '../orders.ts';
+import type { Created, Funded } from '../orders.ts';
 import { asUser } from '../users.ts';
 import type { Row } from './balance.ts';
 
@@ -50,4 +50,32 @@ export async function othersBracket(t: CheckContext, user: Funded, own: readonly
           `a balance comparison cannot tell that from the check's own effect; rerun it\nbefore:\n${before}\nafter:\n${after}`,
       );
   };
+}
+
+/** The partner wallet's slice order of this run, by target and user (sharedSlice). */
+const slices = new Map<string, Promise<Created | undefined>>();
+
+/**
+ * The slice order a check reads on the partner's shared wallet (no `funding`): made once per run and user by `make`,
+ * then the same order for every check that needs one to read (lists, detail, deposit record), running or finished. A
+ * user runs one slice order at a time (a second confirm answers 409 ACTIVE_BURST_EXISTS, OA-CONF-020) and one runs for
+ * minutes, so checks running at once could not each make their own. With `funding` each check makes its own.
+ */
+export async function sharedSlice(t: CheckContext, user: Funded, make: () => Promise<Created | undefined>): Promise<Created | undefined> {
+  if (t.control.has('funding')) return await make();
+  const key = `${t.orders.baseUrl} ${user.sub}`;
+  let slice = slices.get(key);
+  const first = slice === undefined;
+  if (!slice) {
+    slice = make();
+    slices.set(key, slice);
+  }
+  const created = await slice;
+  if (!first)
+    t.note(
+      created
+        ? `slice: the partner wallet's one slice order of this run (${created.orderId}), made by another check and read here`
+        : 'slice left out: the target did not accept the slice order another check made for this wallet (see its notes)',
+    );
+  return created;
 }

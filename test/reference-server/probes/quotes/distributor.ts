@@ -1,4 +1,4 @@
-import { SOL_TO_USDC } from '../../quote-support.ts';
+import { OTHER_WALLET, type QuoteBody, routesOf, SOL_TO_USDC } from '../../quote-support.ts';
 import { type Probe, status } from '../probe.ts';
 import { UNKNOWN_DEX } from './steps.ts';
 
@@ -36,6 +36,11 @@ export const DISTRIBUTOR_PROBES: Record<string, Probe> = {
         authorization: `Bearer ${(await t.quoteJwt()).jwt}`,
       }),
     ),
+  'distributor-fee-account-missing-from-accounts': async (t) => {
+    const query = new URLSearchParams({ ...SOL_TO_USDC, feeAccount: OTHER_WALLET, feeBps: '25' }).toString();
+    const answer = await t.gateway(`/api/v1/quote/swap?${query}`, { authorization: `Bearer ${(await t.quoteJwt()).jwt}` });
+    return routesOf(answer.body as QuoteBody).map(([, route]) => route.instructions.some((ix) => ix.a.some((m) => m.p === OTHER_WALLET)));
+  },
   'distributor-no-route-answered-200': async (t) =>
     status(
       await t.gateway(`/api/v1/quote/swap?${new URLSearchParams(UNKNOWN_DEX).toString()}`, {

@@ -1,5 +1,5 @@
 import { POOLS } from '../../../../fixtures/server/quotes/engine/pools.ts';
-import { MINTS, OTHER_WALLET, routesOf, SOL_TO_USDC, WALLET } from '../../quote-support.ts';
+import { MINTS, OTHER_WALLET, type QuoteBody, routesOf, SOL_TO_USDC, WALLET } from '../../quote-support.ts';
 import { type Probe, status } from '../probe.ts';
 import { quote, routes, swapStatus, UNKNOWN_DEX, USDC_TO_JUP, withPrice } from './steps.ts';
 
@@ -86,6 +86,11 @@ export const PARAMETER_PROBES: Record<string, Probe> = {
   'format-1-with-swap-version-2-accepted': swapStatus({ ...SOL_TO_USDC, transactionFormat: 1, serviceSwapVersion: 2 }),
   'omitted-swap-version-resolves-to-2': swapStatus({ ...SOL_TO_USDC, transactionFormat: 1 }),
   'simulate-false-answered-400': swapStatus({ ...SOL_TO_USDC, simulate: false }),
+  'unsimulated-out-amount-below-the-price-floor': async (t) => {
+    const query = { ...SOL_TO_USDC, simulate: false };
+    const answers = [await t.swap(query), await t.swap(query, 'application/vnd.msgpack')];
+    return answers.map((answer) => routesOf(answer.body as QuoteBody).map(([, route]) => String(route.outAmount)));
+  },
   'price-deviation-not-enforced': (t) =>
     withPrice(t, [MINTS.SOL, '200', '150'], async () => status(await t.swap({ ...SOL_TO_USDC, simulate: false }))),
   'price-deviation-10000-read-as-default': (t) =>
