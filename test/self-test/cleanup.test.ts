@@ -9,12 +9,12 @@ import { CheckContext } from '../../suites/harness/check.ts';
 import { clearLedger, createdOrders, feesPaidBy, knownUsers, noteCreated, runFundings } from '../../suites/harness/ledger.ts';
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
-import { prepareTarget } from '../../suites/harness/target.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { cleanUpCreatedOrders, describeCleanup } from '../../suites/orders/cleanup.ts';
 import { createOrder, intentRequest } from '../../suites/orders/orders.ts';
 import { cancelledDca } from '../../suites/orders/steps/actions.ts';
 import { orderWithdraw, withdrawUser } from '../../suites/orders/steps/withdrawals.ts';
+import { prepareSelfTest } from './sandbox-support.ts';
 
 const confirmed = (body: unknown, headers: Record<string, string>, status = 200): Exchange => ({
   service: 'orders',
@@ -69,18 +69,11 @@ describe('cleanup at the end of a full run', () => {
   let env: TargetEnv;
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0 });
-    env = await prepareTarget({
+    env = await prepareSelfTest({
       ordersUrl: server.ordersUrl,
       quotesUrl: server.quotesUrl,
       controlUrl: server.controlUrl,
-      profile: 'full',
       seed: 1,
-      strict: false,
-      numRuns: 5,
-      timeoutMs: 10_000,
-      maxRps: 0,
-      expectedProviders: 2,
-      credentials: {},
     });
   });
   afterAll(() => server.close());
