@@ -215,13 +215,25 @@ function numberArb(s: JsonSchemaObject): fc.Arbitrary<number> {
     .map((v) => (Object.is(v, -0) ? 0 : v));
 }
 
+/** fc.stringMatching is costly to build (it tokenizes its default slices) and immutable: one per pattern and bound. */
+const matching = new Map<string, fc.Arbitrary<string>>();
+function stringMatching(pattern: string, maxLength: number | undefined): fc.Arbitrary<string> {
+  const key = `${maxLength}\u0000${pattern}`;
+  let arb = matching.get(key);
+  if (!arb) {
+    arb = fc.stringMatching(schemaRegExp(pattern), maxLength !== undefined ? { maxLength } : {});
+    matching.set(key, arb);
+  }
+  return arb;
+}
+
 function stringArb(n: Norm, ctx: Ctx): fc.Arbitrary<string> {
   const s = n.s;
   const minL = num(s['minLength']) ?? 0;
   const maxL = num(s['maxLength']);
   const [p, ...rest] = n.patterns;
   if (p !== undefined) {
-    const base = fc.stringMatching(schemaRegExp(p), maxL !== undefined ? { maxLength: maxL } : {});
+    const base = stringMatching(p, maxL);
     if (minL === 0 && rest.length === 0) return base;
     return boundedFilter(
       base,

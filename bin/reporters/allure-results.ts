@@ -3,7 +3,8 @@
  * says what the matrix and junit.xml say:
  * - each test's status is its check's verdict: a gating failure is `failed` (a product defect, never `broken`, which
  *   Allure keeps for errors of the suite itself); a failure blocked by another check's (one root cause) and every verdict
- *   that is not judged or not gating are `skipped`, with their verdict line as the message;
+ *   that is not judged or not gating are `skipped`, with their verdict line as the message; a root cause's message
+ *   ends with the checks it blocked;
  * - a link to each rule the check cites, in matrix.html next to the report (`../matrix.html#Q-INFO-003`);
  * - `environment.properties`: targets, profile, seed, mutant or variant, suite version and commit;
  * - `categories.json`: one category per verdict.
@@ -12,6 +13,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verdictLine } from '../../suites/harness/junit.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
+import { blockedLine } from '../../suites/harness/matrix/lines.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 
 /** Allure's categories, one per verdict; skipped tests are told apart by their message (verdictLine). */
@@ -67,12 +69,16 @@ function statusOf(r: CheckResult): { status: string; message?: string } {
   return { status: 'skipped', message: verdictLine(r) };
 }
 
+/** The blocked checks a root cause's message ends with (a merged run's completion replaces a shard's). */
+const BLOCKED_SUFFIX = /\n\n\d+ checks? could not go further because of it: [^\n]*$/;
+
 /** Writes environment.properties and categories.json, and sets each check's status and rule links, in `dir`. */
 export function completeAllureResults(dir: string, m: Matrix): void {
   if (!existsSync(dir)) return;
   writeFileSync(join(dir, 'environment.properties'), environmentProperties(m));
   writeFileSync(join(dir, 'categories.json'), `${JSON.stringify(CATEGORIES, null, 2)}\n`);
   const byTestName = new Map(m.checks.map((r) => [`${r.check} [${r.rules.join(' ')}]`, r]));
+  const blockedBy = new Map(m.summary.failures.filter((f) => f.blocked.length > 0).map((f) => [f.check, blockedLine(m, f)]));
   for (const file of readdirSync(dir).filter((f) => f.endsWith('-result.json'))) {
     const path = join(dir, file);
     const result = JSON.parse(readFileSync(path, 'utf8')) as AllureResult;
@@ -80,7 +86,10 @@ export function completeAllureResults(dir: string, m: Matrix): void {
     if (!check) continue;
     const { status, message } = statusOf(check);
     result.status = status;
-    if (message !== undefined) result.statusDetails = { ...result.statusDetails, message };
+    const blocked = blockedBy.get(check.check);
+    const shown = (message ?? result.statusDetails?.message)?.replace(BLOCKED_SUFFIX, '');
+    if (shown !== undefined || blocked)
+      result.statusDetails = { ...result.statusDetails, message: `${shown ?? ''}${blocked ? `\n\n${blocked}` : ''}` };
     result.links = [
       ...(result.links ?? []).filter((l) => l.type !== 'rule'),
       ...check.rules.map((id) => ({ name: id, url: `../matrix.html#${id}`, type: 'rule' })),

@@ -122,13 +122,19 @@ export function formatFailure(f: ConformanceFailure, checkName: string, ruleStat
 }
 
 /**
- * The answer a failure was judged on, to group failures by root cause (matrix.ts): `key` is the same exactly when the
- * rule, the request (method, URL with its query, headers, body) and the answer's status, code and message are; `line`
- * shows it in one line. A failure without an exchange (a crash) has none and is never grouped.
+ * The answer a failure was judged on, to group failures by root cause (matrix/root-cause.ts), in two levels:
+ * - `key` is the same exactly when the rule, the request (method, URL with its query, headers, body) and the answer's
+ *   status, code and message are;
+ * - `refusal`, only for an error refusal (a 4xx with an error code and a non-empty message), is the same when the
+ *   service, method, path (query ignored), Accept header, status, code and message are, whatever the rule and the rest
+ *   of the request: the same refusal to requests that differ is one defect. `queryParams` and `bodyLength` tell which of
+ *   its requests is the simplest (the root's replay reproduces it with the least).
+ * `line` shows it in one line. A failure without an exchange (a crash) has none and is never grouped.
  */
 export interface FailingAnswer {
   key: string;
   line: string;
+  refusal?: { key: string; queryParams: number; bodyLength: number };
 }
 
 /** The error code and message of an answer's body, in either service's error layer (`{code, message}`, `{error: {…}}`). */
@@ -154,6 +160,27 @@ function headerHint(headers: Record<string, string>): string {
   return shown.length > 0 ? ` [${shown.join(', ')}]` : '';
 }
 
+function hash(identity: unknown[]): string {
+  return createHash('sha256')
+    .update(redact(JSON.stringify(identity)))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The refusal key of an answer that is an error refusal: a 4xx with an error code and a non-empty message. */
+function refusal(ex: Exchange, code: unknown, message: unknown): FailingAnswer['refusal'] {
+  const { status } = ex.response;
+  if (status < 400 || status > 499 || code === undefined || code === null) return undefined;
+  if (typeof message !== 'string' || message.trim() === '' || !URL.canParse(ex.request.url)) return undefined;
+  const url = new URL(ex.request.url);
+  const accept = Object.entries(ex.request.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1] ?? null;
+  return {
+    key: hash([ex.service, ex.request.method, `${url.origin}${url.pathname}`, accept, status, code, message]),
+    queryParams: [...url.searchParams.keys()].length,
+    bodyLength: ex.request.body?.length ?? 0,
+  };
+}
+
 export function failingAnswer(f: ConformanceFailure): FailingAnswer | undefined {
   const ex = f.detail.exchange;
   if (!ex) return undefined;
@@ -161,19 +188,21 @@ export function failingAnswer(f: ConformanceFailure): FailingAnswer | undefined 
   const headers = Object.entries(ex.request.headers)
     .map(([name, value]) => `${name.toLowerCase()}: ${value}`)
     .sort();
-  const identity = JSON.stringify([
-    f.rule,
-    ex.request.method,
-    ex.request.url,
-    headers,
-    ex.request.body ?? null,
-    ex.response.status,
-    code ?? null,
-    message ?? null,
-  ]);
   const said = [code === undefined ? '' : ` ${show(code)}`, message === undefined ? '' : ` ${JSON.stringify(show(message))}`].join('');
+  const refused = refusal(ex, code, message);
   return {
-    key: createHash('sha256').update(redact(identity)).digest('hex').slice(0, 16),
-    line: shorten(`${ex.request.method} ${ex.request.url}${headerHint(ex.request.headers)} -> ${ex.response.status}${said}`, 400),
+    key: hash([
+      f.rule,
+      ex.request.method,
+      ex.request.url,
+      headers,
+      ex.request.body ?? null,
+      ex.response.status,
+      code ?? null,
+      message ?? null,
+    ]),
+    // The request is cut, not the answer: the same answer reads the same wherever it is shown.
+    line: `${shorten(`${ex.request.method} ${ex.request.url}${headerHint(ex.request.headers)}`, 300)} -> ${shorten(`${ex.response.status}${said}`, 200)}`,
+    ...(refused ? { refusal: refused } : {}),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * junit.xml of a run, written from the same check results as the matrix, so that CI's test tab and the matrix agree:
  * - a gating failure is a `<failure>` (the failure block, with the check's source line and its replay), once per root
- *   cause: a check that failed the same rule on the same answer is `<skipped message="BLOCKED by check …">`;
+ *   cause, naming the checks it blocked: a check that got the same failing answer (root-cause.ts) is
+ *   `<skipped message="BLOCKED by check …">`;
  * - a non-gating failure, a skipped, unsupported or setup-failed check is a `<skipped message="VERDICT: reason">`,
  *   its whole text in `<system-out>`: never an empty passing testcase;
  * - every testcase carries its verdict, rules and source as properties; errors outside any check are `<error>`s.
@@ -10,6 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Matrix } from './matrix.ts';
+import { blockedLine } from './matrix/lines.ts';
 import { redact } from './redact.ts';
 import type { CheckResult } from './runner.ts';
 import { escapeControls } from './terminal.ts';
@@ -32,7 +34,8 @@ function xml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
-function testcase(r: CheckResult, group: string): string[] {
+/** `blocked`: the line naming the checks this root cause blocked, if any (lines.ts blockedLine). */
+function testcase(r: CheckResult, group: string, blocked?: string): string[] {
   const properties = [
     ['verdict', r.verdict],
     ['gating', String(r.gating)],
@@ -55,7 +58,7 @@ function testcase(r: CheckResult, group: string): string[] {
     ...properties.map(([name, value]) => `        <property name="${xml(name!)}" value="${xml(value!)}"/>`),
     '      </properties>',
   ];
-  const text = `${r.message ?? ''}${r.replay ? `\n  replay:     ${r.replay}` : ''}`;
+  const text = `${r.message ?? ''}${blocked ? `\n  blocked:    ${blocked}` : ''}${r.replay ? `\n  replay:     ${r.replay}` : ''}`;
   if (gatingRoot(r)) {
     lines.push(`      <failure message="${xml(verdictLine(r))}" type="${xml(r.rule ?? 'fail')}">${xml(text)}</failure>`);
   } else if (r.verdict !== 'pass') {
@@ -81,6 +84,7 @@ export function renderJUnit(m: Matrix, groupOf: (check: string) => string): stri
   const attrs = (c: ReturnType<typeof counts>, errors: number) =>
     `tests="${c.tests}" failures="${c.failures}" errors="${errors}" skipped="${c.skipped}" time="${c.time}"`;
   const errors = m.summary.errors ?? [];
+  const blocked = new Map((m.summary.failures ?? []).filter((f) => f.blocked.length > 0).map((f) => [f.check, blockedLine(m, f)]));
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="conformance ${xml(m.summary.verdict)}" ${attrs(counts(m.checks), errors.length)}>`,
@@ -88,7 +92,7 @@ export function renderJUnit(m: Matrix, groupOf: (check: string) => string): stri
   for (const [group, results] of groups) {
     lines.push(
       `  <testsuite name="${xml(group)}" timestamp="${xml(m.run.startedAt)}" ${attrs(counts(results), 0)}>`,
-      ...results.flatMap((r) => testcase(r, group)),
+      ...results.flatMap((r) => testcase(r, group, blocked.get(r.check))),
       '  </testsuite>',
     );
   }

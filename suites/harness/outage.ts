@@ -13,11 +13,21 @@
  * spec does not give its operation (PRICE_ORACLE_UNAVAILABLE where no notional is priced), is judged as any answer.
  */
 import { validateResponse } from '../../generators/index.ts';
+import { errorCode } from './answers.ts';
 import type { Exchange } from './exchange.ts';
 import type { Unjudged } from './preconditions.ts';
 
-/** The order document's 503 codes ("Errors", "Server and infrastructure"). */
-const UNAVAILABLE_CODES: readonly string[] = ['RPC_UNAVAILABLE', 'PRICE_ORACLE_UNAVAILABLE'];
+/**
+ * The order document's 503 codes ("Errors", "Server and infrastructure"); the one list of them in suites/ (the checks
+ * read it through unavailableCode), tested against the error table and the spec in test/harness/outage.test.ts.
+ */
+export const UNAVAILABLE_CODES: readonly string[] = ['RPC_UNAVAILABLE', 'PRICE_ORACLE_UNAVAILABLE'];
+
+/** The code of a 503 that says the service is unavailable (one of the document's 503 codes); undefined otherwise. */
+export function unavailableCode(ex: Exchange): string | undefined {
+  const code = errorCode(ex);
+  return ex.response.status === 503 && typeof code === 'string' && UNAVAILABLE_CODES.includes(code) ? code : undefined;
+}
 
 /** The control API's operations that can make the order service answer 503 (specs/control.openapi.yaml). */
 const OUTAGE_OPERATIONS = ['setFaults', 'setPrice'];
@@ -26,11 +36,6 @@ const UNAVAILABLE: Omit<Unjudged, 'problem'> = {
   id: 'unavailable',
   fix: 'run again once the service answers (its 503 says "Retry shortly"); if it lasts, ask the deployment\'s operators about its chain access or price oracle',
 };
-
-function errorCode(body: unknown): unknown {
-  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-}
 
 /** Did the check change the target's faults or prices at any point (so that a 503 may be its own doing)? */
 function madeOutage(exchanges: readonly Exchange[]): boolean {
@@ -42,9 +47,9 @@ function madeOutage(exchanges: readonly Exchange[]): boolean {
  * (`exchanges`: every exchange of the check): the check is then not judged. Undefined for any other answer.
  */
 export function outageShownBy(judged: Exchange | undefined, exchanges: readonly Exchange[]): Unjudged | undefined {
-  if (judged?.service !== 'orders' || judged.response.status !== 503 || !judged.operationId) return undefined;
-  const code = errorCode(judged.response.body);
-  if (typeof code !== 'string' || !UNAVAILABLE_CODES.includes(code) || madeOutage(exchanges)) return undefined;
+  if (judged?.service !== 'orders' || !judged.operationId) return undefined;
+  const code = unavailableCode(judged);
+  if (code === undefined || madeOutage(exchanges)) return undefined;
   // Only a 503 the spec gives this operation, with this code (PRICE_ORACLE_UNAVAILABLE only where a notional is priced).
   const { mediaType, body } = judged.response;
   const valid = validateResponse('orders', judged.operationId, 503, mediaType, body);

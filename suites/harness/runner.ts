@@ -60,7 +60,7 @@ export interface CheckResult {
   ran?: { from: number; to: number };
   /** the answer a failure was judged on, to group failures by root cause (failure.ts) */
   failingAnswer?: FailingAnswer;
-  /** set by the matrix: another check failed the same rule on the same answer and is the root cause of this failure */
+  /** set by the matrix: another check got the same failing answer (matrix/root-cause.ts) and is the root cause of this failure */
   blockedBy?: string;
   /** set by the matrix: the command that runs this check again against the same target, profile and seed */
   replay?: string;

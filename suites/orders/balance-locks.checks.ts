@@ -1,7 +1,8 @@
+import { dataOf } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { type Created, INT, NATIVE_MINT, ORDER_TYPES } from './orders.ts';
+import { type Created, INT, intentUser, NATIVE_MINT, ORDER_TYPES } from './orders.ts';
 import { advancePast } from './steps/dca.ts';
 import {
   activeOrderOf,
@@ -14,6 +15,7 @@ import {
   type Row,
   rowsOf,
 } from './steps/balance-locks.ts';
+import { otherLocks } from './steps/shared-wallet.ts';
 
 /**
  * The locks of active orders on GET /me/balance (area BAL: Balance row, lockedForFutureTxns and lockedBreakdown): each
@@ -24,18 +26,56 @@ import {
 /**
  * OA-BAL-026: the row of the output mint of the user's one active order locks nothing. Whether an execution fee paid
  * in the native asset is reserved is not stated, so a native output row is judged only when the intent charged none.
+ * On the partner's shared wallet (no `funding`) other orders may lock that mint: the order adds nothing to the row's
+ * lockedForFutureTxns, from `prior` (GET /me/balance before the order was made) to now, judged only when no other
+ * order's lock moved in between (steps/shared-wallet.ts otherLocks) and the order is the check's own new one.
  */
-function expectOutputUnlocked(t: CheckContext, ex: Exchange, output: Row | undefined, order: Row, created: Created): void {
+function expectOutputUnlocked(
+  t: CheckContext,
+  ex: Exchange,
+  output: Row | undefined,
+  order: Row,
+  created: Created,
+  prior: { balance: unknown; made: boolean } | undefined,
+): void {
   const fee = String(created.intent.data.feeLamports);
   if (output === undefined) return t.note(`no balance row for the output mint ${String(order.outputMint)}: its lock is not judged`);
   if (order.outputMint === NATIVE_MINT && fee !== '0') {
     return t.note(`the output mint is the native asset and the intent charged feeLamports ${fee}: its lockedForFutureTxns is not judged`);
   }
-  t.expect('OA-BAL-026', output.lockedForFutureTxns === '0', {
-    documented: `output mints are not locked: the row of ${String(order.outputMint)}, the output of the user's only order, has lockedForFutureTxns 0`,
+  if (prior === undefined) {
+    return t.expect('OA-BAL-026', output.lockedForFutureTxns === '0', {
+      documented: `output mints are not locked: the row of ${String(order.outputMint)}, the output of the user's only order, has lockedForFutureTxns 0`,
+      received: output,
+      exchange: ex,
+    });
+  }
+  const type = String(order.orderType);
+  if (!prior.made) return t.note(`${type}: the partner wallet's order was made before the check: its output lock is not judged`);
+  if (otherLocks(prior.balance, []) !== otherLocks(dataOf(ex), [created.orderId]))
+    return t.note(`${type}: another order of the partner's wallet moved funds while the order was made: its output lock is not judged`);
+  const before = rowsOfBalance(prior.balance).find((row) => row.mint === order.outputMint)?.lockedForFutureTxns ?? '0';
+  t.expect('OA-BAL-026', output.lockedForFutureTxns === before, {
+    documented: `output mints are not locked: making the ${type} order adds nothing to lockedForFutureTxns of ${String(order.outputMint)}, its output (${String(before)} before)`,
     received: output,
     exchange: ex,
   });
+}
+
+/** The rows of a GET /me/balance body's data (none when it has none). */
+const rowsOfBalance = (data: unknown): Row[] => (isObject(data) && Array.isArray(data.balances) ? data.balances.filter(isObject) : []);
+
+/**
+ * On the partner's shared wallet (no `funding`) the service's clock runs: an order of the check may run a cycle, a
+ * chunk or fire between the balance read and the order read. True when the order read the same (status, amountSpent)
+ * `before` the balance read and `after` it; with `funding` the virtual clock stands still and there is no `before`.
+ */
+function heldStill(t: CheckContext, before: Row | undefined, after: Row): boolean {
+  if (before === undefined || (before.status === after.status && before.amountSpent === after.amountSpent)) return true;
+  t.note(
+    `${String(after.orderType)}: the order ran while its balance was read (${String(before.status)}, amountSpent ${String(before.amountSpent)}; then ${String(after.status)}, ${String(after.amountSpent)}): its lock is not judged`,
+  );
+  return false;
 }
 
 export const activeOrdersLockTheirInput = defineCheck({
@@ -56,13 +96,16 @@ export const activeOrdersLockTheirInput = defineCheck({
     'OA-BAL-007',
   ],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
+    // With `funding` each order has a fresh user of its own; else every order is the partner's wallet's, beside others.
+    const shared = t.control.has('funding') ? undefined : await intentUser(t, true);
     let judged = 0;
     for (const type of ORDER_TYPES) {
-      const made = await activeOrderOf(t, type);
+      const prior = shared && dataOf(await getBalance(t, shared.sub));
+      const made = await activeOrderOf(t, type, shared);
       if (!made) continue;
       const { user, created } = made;
+      const first = shared && (await currentOrder(t, user.sub, created));
       const ex = await getBalance(t, user.sub);
       const rows = rowsOf(t, ex);
       const order = await currentOrder(t, user.sub, created);
@@ -97,9 +140,13 @@ export const activeOrdersLockTheirInput = defineCheck({
             exchange: ex,
           },
         );
-        // The user is fresh: its one order is the only one an entry can name.
+        // With `funding` the user is fresh: its one order is the only one an entry can name. The partner's wallet
+        // has other orders: an entry naming the check's order carries its type.
+        if (shared && entry.orderId !== created.orderId) continue;
         t.expect('OA-BAL-018', entry.orderId === created.orderId && entry.orderType === type, {
-          documented: `every lockedBreakdown entry names the user's one order ${created.orderId} (${type})`,
+          documented: shared
+            ? `the lockedBreakdown entry naming the order ${created.orderId} carries its orderType ${type}`
+            : `every lockedBreakdown entry names the user's one order ${created.orderId} (${type})`,
           received: entry,
           exchange: ex,
         });
@@ -108,6 +155,7 @@ export const activeOrdersLockTheirInput = defineCheck({
         t.note(`${type}: the order is ${String(order.status)}, not active: its lock is not judged`);
         continue;
       }
+      if (!heldStill(t, first, order)) continue;
       judged++;
       const lock = lockEntriesOf(
         rows.find((row) => row.mint === order.inputMint),
@@ -132,7 +180,7 @@ export const activeOrdersLockTheirInput = defineCheck({
         received: output,
         exchange: ex,
       });
-      expectOutputUnlocked(t, ex, output, order, created);
+      expectOutputUnlocked(t, ex, output, order, created, shared && { balance: prior, made: type !== 'slice' });
       for (const row of rows) {
         const [total, locked, pending, available] = BUCKETS.map((k) => BigInt(row[k] as string)) as [bigint, bigint, bigint, bigint];
         const expected = total - locked - pending > 0n ? total - locked - pending : 0n;

@@ -1,20 +1,28 @@
 import { Keypair } from '@solana/web3.js';
 import { dataOf } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
+import { Unsupported } from '../harness/failure.ts';
 import { deepEqual } from '../shared/values.ts';
 import { JUP_MINT, USDC_MINT, USDT_MINT } from './mints.ts';
-import { INT, NATIVE_MINT } from './orders.ts';
+import { createOrder, dcaRequest, depositAmount, type Funded, INT, intentRequest, intentUser, NATIVE_MINT, usdc } from './orders.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { createSmallest, reserveWait, skipIfUncovered, waitFor } from './steps/blackbox.ts';
 import { runEnvironment } from './siws.ts';
+import { totalBalanceOf } from './steps/balance.ts';
 import { activeOrderOf, BUCKETS, getBalance, type Row, rowsOf } from './steps/balance-locks.ts';
 import { expectError, expectErrorEnvelope } from './steps/expect.ts';
-import { asUser, onboardedUser, type OnboardedUser } from './users.ts';
+import { freshUser, settledOthers, usdt } from './steps/partner-balance.ts';
+import { asUser, type OnboardedUser } from './users.ts';
 
 /** GET /me/balance (area BAL: User session and balances; Balance row); the locks of active orders: balance-locks.checks.ts. */
 
-/** An onboarded user whose GET /me/balance is served (an absent route skips before anyone is created). */
+/**
+ * A fresh onboarded user whose GET /me/balance is served (an absent route skips before anyone is created): a brand-new
+ * wallet of its own on any target, so its manager holds nothing until the check funds it (steps/partner-balance.ts).
+ */
 async function balanceUser(t: CheckContext): Promise<OnboardedUser> {
   await asUser(t, `conformance-probe-${Date.now().toString(36)}`, { path: '/me/balance', validate: false });
-  return await onboardedUser(t);
+  return await freshUser(t);
 }
 
 /** Credit the user's manager (Balance row: totalBalance is the raw on-chain balance in the manager). */
@@ -179,8 +187,8 @@ export const fundingRaisesTotalAndResolvesSymbols = defineCheck({
   service: 'orders',
   rules: ['OA-BAL-001', 'OA-BAL-022', 'OA-BAL-005'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
+    if (!t.control.has('funding')) return await depositRaisesTotal(t);
     const user = await balanceUser(t);
     await t.control.fund(user.walletAddress, 'native', '2000000000');
     const coins = [stablecoin('USDC'), stablecoin('USDT')];
@@ -235,13 +243,74 @@ export const fundingRaisesTotalAndResolvesSymbols = defineCheck({
   },
 });
 
+/** The native asset's row: the one whose programId is native (the document names no mint for it). */
+const nativeRow = (rows: Row[]) => rows.find((r) => r.programId === 'native');
+
+/**
+ * OA-BAL-022 and OA-BAL-005 without `funding`: a deposit is a funding of the manager. The partner's wallet deposits an
+ * odd amount of USDC for an armed stop-loss no market reaches (nothing of it is spent), and the manager's USDC
+ * totalBalance rises by exactly that amount, within a bracket (steps/partner-balance.ts settledOthers: nothing else of
+ * the shared wallet moved). Symbols: the native row of a fresh user's manager (a brand-new wallet; every wallet has a
+ * native balance, possibly 0), and the USDC (and USDT) rows of the partner's manager.
+ */
+async function depositRaisesTotal(t: CheckContext): Promise<void> {
+  const fresh = await balanceUser(t);
+  const freshRows = rowsOf(t, await getBalance(t, fresh.sub));
+  const user = await intentUser(t, false);
+  t.note("no funding capability: the partner's wallet funds its manager by a deposit, a fresh user's manager shows the native row");
+  const settled = await settledOthers(t, user);
+  const before = await totalBalanceOf(t, user, usdc());
+  const request = intentRequest('stop_loss', { config: { amount: ODD_DEPOSIT } });
+  const { orderId } = await createOrder(t, user, request);
+  const ex = await getBalance(t, user.sub);
+  const rows = rowsOf(t, ex);
+  await settled([orderId]);
+  const amount = BigInt(depositAmount(request));
+  const row = rows.find((r) => r.mint === usdc());
+  t.expect('OA-BAL-022', row !== undefined && BigInt(String(row.totalBalance)) - before.total === amount, {
+    documented: `a deposit of ${amount} of ${usdc()} into the manager (order ${orderId}) raises that row's totalBalance by ${amount} (from ${before.total})`,
+    received: row ?? '(no row)',
+    exchange: ex,
+  });
+  const native = nativeRow(freshRows) ?? nativeRow(rows);
+  if (native)
+    t.expect('OA-BAL-005', native.symbol === 'SOL', {
+      documented: 'symbol SOL on the native asset row',
+      received: native,
+      exchange: ex,
+    });
+  else t.note("no native row (programId native) on a fresh manager nor on the partner's: its symbol is not judged");
+  for (const [symbol, coin] of [
+    ['USDC', stablecoin('USDC')],
+    ['USDT', stablecoin('USDT')],
+  ] as const) {
+    const coinRow = rows.find((r) => r.mint === coin.mint);
+    if (!coinRow) continue;
+    if (coin.strict)
+      t.expect('OA-BAL-005', coinRow.symbol === symbol, {
+        documented: `symbol ${symbol} on the ${coin.mint} row`,
+        received: coinRow,
+        exchange: ex,
+      });
+    else if (coinRow.symbol !== symbol)
+      t.note(
+        `the row of ${coin.mint} (mainnet ${symbol}) has symbol ${JSON.stringify(coinRow.symbol)}: not judged on a staging key (set CONFORMANCE_${symbol}_MINT to this deployment's ${symbol} mint)`,
+      );
+  }
+}
+
+/** An odd deposit (12.000001 USDC, above the 10 USD minimum): an odd total is where an off-by-one shows. */
+const ODD_DEPOSIT = '12000001';
+
 export const otherMintsHaveNoSymbol = defineCheck({
   name: 'balance-symbol-is-null-for-mints-other-than-sol-usdc-usdt',
   service: 'orders',
   rules: ['OA-BAL-001', 'OA-BAL-006'],
   profile: 'full',
-  needs: ['funding'],
+  // Without `funding` it may wait for a DCA cycle; where the target offers the clock, it advances it (steps/blackbox.ts).
+  alone: true,
   async run(t: CheckContext) {
+    if (!t.control.has('funding')) return await heldMintsHaveNoSymbol(t);
     const user = await balanceUser(t);
     // A real mint that is none of SOL, USDC, USDT (JUP), so the row's expected symbol does not hang on a guess.
     const mint = process.env.CONFORMANCE_OTHER_MINT ?? JUP_MINT;
@@ -259,6 +328,86 @@ export const otherMintsHaveNoSymbol = defineCheck({
     });
   },
 });
+
+/**
+ * OA-BAL-006 without `funding`: the rows a client finds of mints other than the native asset, USDC and USDT, on a fresh
+ * manager and on the partner's (the output of an order, a deposit of the partner's own). The partner cannot fund a
+ * manager with a mint it chooses: with no such row the rule is not judgeable here. Unless the stablecoin mints are
+ * configured (or the key is a production one), a row whose symbol is USDC or USDT may be this deployment's own
+ * stablecoin and is left out.
+ */
+async function heldMintsHaveNoSymbol(t: CheckContext): Promise<void> {
+  const fresh = await balanceUser(t);
+  const user = await intentUser(t, false);
+  const known = new Set([usdc(), usdt(), USDC_MINT, USDT_MINT]);
+  const strict = stablecoin('USDC').strict && stablecoin('USDT').strict;
+  const judged: Row[] = [];
+  for (const sub of [fresh.sub, user.sub]) {
+    const ex = await getBalance(t, sub);
+    for (const row of rowsOf(t, ex)) {
+      if (row.programId === 'native' || row.mint === NATIVE_MINT || known.has(String(row.mint))) continue;
+      if (!strict && (row.symbol === 'USDC' || row.symbol === 'USDT')) {
+        t.note(
+          `the row of ${String(row.mint)} has symbol ${String(row.symbol)}: maybe this deployment's own stablecoin (CONFORMANCE_USDC_MINT, _USDT_MINT), not judged`,
+        );
+        continue;
+      }
+      judged.push(row);
+      t.expect('OA-BAL-006', row.symbol === null, {
+        documented: `symbol null on the row of ${String(row.mint)}, a mint other than SOL, USDC and USDT`,
+        received: row,
+        exchange: ex,
+      });
+    }
+  }
+  if (judged.length > 0) return t.note(`judged the rows of ${judged.map((row) => String(row.mint)).join(', ')} (no funding capability)`);
+  const { ex, row, mint } = await boughtRow(t, user);
+  t.expect('OA-BAL-006', row.symbol === null, {
+    documented: `symbol null on the row of ${mint}, a mint other than SOL, USDC and USDT (the output of a DCA cycle)`,
+    received: row,
+    exchange: ex,
+  });
+}
+
+/** BONK (mainnet): a mint other than SOL, USDC and USDT that no other check deposits or buys. */
+const BONK_MINT = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+/** The DCA order of boughtRow: one cycle, of the smallest period. */
+const BUY_FREQUENCY = 60;
+/** Wall time allowed past the cycle's time for the service to run and record it ("executions take real seconds"). */
+const BUY_GRACE_SECONDS = 60;
+
+/**
+ * Without `funding`, a row of a mint other than SOL, USDC and USDT in the partner's manager made the way a client can:
+ * a DCA order of one 60-second cycle of the smallest amount buys CONFORMANCE_OTHER_MINT (BONK by default: not JUP,
+ * which other checks need the partner's manager never to hold) into the
+ * manager, and its row is read once the cycle ran, waited for in real time within --budget-minutes (steps/blackbox.ts).
+ * An order whose output goes to the user's external wallet leaves no row: not judgeable here.
+ */
+async function boughtRow(t: CheckContext, user: Funded): Promise<{ ex: Exchange; row: Row; mint: string }> {
+  const mint = process.env.CONFORMANCE_OTHER_MINT ?? BONK_MINT;
+  reserveWait(t, 2 * BUY_FREQUENCY + BUY_GRACE_SECONDS, `a DCA cycle buying ${mint}`);
+  const created = await createSmallest(t, user, (unit) =>
+    dcaRequest({ outputMint: mint, totalAmount: String(unit), amountPerCycle: String(unit), cycleFrequencySeconds: BUY_FREQUENCY }),
+  );
+  if (created.order.outputRecipientAddress !== user.walletAddress)
+    throw new Unsupported(
+      `funding (or a balance row of a mint other than SOL, USDC and USDT in the manager of TEST_WALLET_SECRET_KEY: a DCA order's output goes to ${String(created.order.outputRecipientAddress)}, not the manager)`,
+    );
+  const due = Date.parse(String(created.order.nextExecutionAt));
+  const untilMs = (Number.isNaN(due) ? Date.parse(String(created.order.createdAt)) + BUY_FREQUENCY * 1000 : due) + BUY_GRACE_SECONDS * 1000;
+  const read = async () => {
+    const ex = await getBalance(t, user.sub);
+    return { ex, row: rowsOf(t, ex).find((r) => r.mint === mint) };
+  };
+  const waited = await waitFor(t, read, ({ row }) => row !== undefined && row.totalBalance !== '0', {
+    stepSeconds: BUY_FREQUENCY,
+    untilMs,
+  });
+  skipIfUncovered(t, waited, `the ${mint} bought by order ${created.orderId}`);
+  if (!waited.value.row) t.skip(`order ${created.orderId} bought no ${mint} into the manager by the end of its grace (a failed cycle?)`);
+  t.note(`no funding capability: the ${mint} row comes from DCA order ${created.orderId}, one cycle of the smallest amount`);
+  return { ex: waited.value.ex, row: waited.value.row, mint };
+}
 
 export const balanceRpcError = defineCheck({
   name: 'balance-answers-500-rpc-error-when-the-chain-is-down',
@@ -281,8 +430,8 @@ export const tokenProgramPerMint = defineCheck({
   service: 'orders',
   rules: ['OA-BAL-001', 'OA-FMT-007'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
+    if (!t.control.has('funding')) return await knownProgramsPerMint(t);
     const user = await balanceUser(t);
     await t.control.fund(user.walletAddress, 'native', '1000000');
     // Fresh test mints of each token program (control API POST /fund, programId of a new test mint).
@@ -319,3 +468,40 @@ export const tokenProgramPerMint = defineCheck({
     }
   },
 });
+
+/** Mints whose token program is a fact of the chain: the mainnet USDC and USDT are SPL Token mints. */
+const KNOWN_PROGRAMS: Readonly<Record<string, 'token' | 'token-2022'>> = { [USDC_MINT]: 'token', [USDT_MINT]: 'token' };
+
+/**
+ * OA-FMT-007 without `funding` (no test mint of either program can be made): the native row of a fresh manager reads
+ * native, and the partner's manager's rows of the mainnet USDC and USDT mints, when it holds them, read token. A
+ * Token-2022 mint is judged only where the control API creates one.
+ */
+async function knownProgramsPerMint(t: CheckContext): Promise<void> {
+  const fresh = await balanceUser(t);
+  const user = await intentUser(t, false);
+  let judged = 0;
+  for (const sub of [fresh.sub, user.sub]) {
+    const ex = await getBalance(t, sub);
+    const rows = rowsOf(t, ex);
+    const native = rows.find((r) => r.mint === NATIVE_MINT) ?? rows.find((r) => r.symbol === 'SOL');
+    const cases = [
+      ...(native ? [{ what: 'the native asset', row: native, programId: 'native' }] : []),
+      ...rows.flatMap((row) => {
+        const programId = KNOWN_PROGRAMS[String(row.mint)];
+        return programId ? [{ what: `the mint ${String(row.mint)}`, row, programId }] : [];
+      }),
+    ];
+    for (const { what, row, programId } of cases) {
+      judged++;
+      t.expect('OA-FMT-007', row.programId === programId, {
+        documented: `programId ${programId} on the row of ${what}`,
+        received: row,
+        exchange: ex,
+      });
+    }
+  }
+  if (judged === 0)
+    t.skip("no native row on a fresh manager nor on the partner's, and no row of the mainnet USDC or USDT: no program to judge");
+  t.note('no funding capability: no test mint of either token program; the native row and the mainnet USDC and USDT rows judged');
+}

@@ -167,6 +167,12 @@ const intentReplay = defineCheck({
   },
 });
 
+/** The confirm body of a pending order, signed by its user. */
+const confirmBody = (intent: Intent, user: Funded) => ({
+  pendingOrderId: intent.pendingOrderId,
+  signedTransaction: signedDeposit(intent, user),
+});
+
 const confirmReplay = defineCheck({
   name: 'confirm-replayed-with-the-same-key-and-body-returns-the-same-order',
   service: 'orders',
@@ -183,7 +189,7 @@ const confirmReplay = defineCheck({
       async (key) => {
         const k = fresh(key);
         const intent = await pendingIntent(t, user);
-        const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
+        const body = confirmBody(intent, user);
         const before = await orderCount(t, user);
         const original = await postConfirm(t, user.sub, body, keyed(k));
         const order = dataOf(original)?.order;
@@ -218,11 +224,6 @@ const confirmReplay = defineCheck({
   },
 });
 
-/** The confirm body of a pending order, signed by its user. */
-const confirmBody = (intent: Intent, user: Funded) => ({
-  pendingOrderId: intent.pendingOrderId,
-  signedTransaction: signedDeposit(intent, user),
-});
 /** Order types whose confirms never race with each other (a second running slice would answer ACTIVE_BURST_EXISTS). */
 const CONFIRMABLE_TYPES = ORDER_TYPES.filter((type) => type !== 'slice');
 
@@ -328,12 +329,7 @@ const clientErrorsNotCached = defineCheck({
     const missing = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId }, keyed(k));
     if (missing.response.status < 400 || missing.response.status >= 500)
       throw new SetupFailed(`a confirm without signedTransaction answered ${missing.response.status}`, missing);
-    const fixed = await postConfirm(
-      t,
-      user.sub,
-      { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) },
-      keyed(k),
-    );
+    const fixed = await postConfirm(t, user.sub, confirmBody(intent, user), keyed(k));
     expectAccepted(
       t,
       'OA-IDEM-006',
@@ -351,7 +347,7 @@ const serverErrorsNotCached = defineCheck({
   needs: ['funding', 'faults'],
   async run(t: CheckContext) {
     const { user, intent } = await userWithIntent(t);
-    const body = { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) };
+    const body = confirmBody(intent, user);
     const k = fresh('rpc-down');
     t.defer(() => t.control.setFaults({ rpc: 'up' }));
     await t.control.setFaults({ rpc: 'down' });

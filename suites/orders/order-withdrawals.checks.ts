@@ -4,12 +4,24 @@ import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
-import { createOrder, dcaRequest, depositedTo, type Funded, INT, intentRequest, signedWithdrawal, usdc } from './orders.ts';
+import {
+  createOrder,
+  dcaRequest,
+  depositedTo,
+  type Funded,
+  INT,
+  intentRequest,
+  intentUser,
+  NATIVE_MINT,
+  signedWithdrawal,
+  usdc,
+} from './orders.ts';
 import { isObject } from '../shared/values.ts';
 import { cancelledDca, failedDca } from './steps/actions.ts';
 import { bucket, totalBalanceOf, usdcRow } from './steps/balance.ts';
 import { realSignature } from './steps/blackbox.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
+import { cancelledUsdtDca, rowBracket, usdt, withdrawAvailable } from './steps/partner-balance.ts';
 import { othersBracket } from './steps/shared-wallet.ts';
 import {
   abandonLater,
@@ -256,19 +268,57 @@ export const nothingToWithdraw = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-016'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
+    if (!t.control.has('funding')) return await nothingLeftOfItsMint(t);
     const { user, orderId } = await withdrawableOrder(t);
     await drainManager(t, user);
     const ex = await orderWithdraw(t, user, orderId);
     if (is2xx(ex)) abandonLater(t, user, orderId);
-    expectError(t, 'OA-OWD-016', ex, {
-      status: 400,
-      codes: ['NOTHING_TO_WITHDRAW'],
-      documented: '400 NOTHING_TO_WITHDRAW: a wallet-level withdrawal took everything the cancelled order left in the manager',
-    });
+    expectNothingToWithdraw(t, ex);
   },
 });
+
+function expectNothingToWithdraw(t: CheckContext, ex: Exchange): void {
+  expectError(t, 'OA-OWD-016', ex, {
+    status: 400,
+    codes: ['NOTHING_TO_WITHDRAW'],
+    documented: '400 NOTHING_TO_WITHDRAW: a wallet-level withdrawal took everything the cancelled order left in the manager',
+  });
+}
+
+/**
+ * OA-OWD-016 without `funding`: the manager is the partner's, whose USDC other orders lock, and a service may count what
+ * the manager holds of a mint, locked or not, as what a terminal order of that mint can still be paid: only a mint the
+ * manager holds nothing of is certain. So the order is a DCA order of USDT (no other check deposits it), cancelled; its
+ * build previews what it holds (abandoned at once), its USDT goes back to the wallet at wallet level (never the native
+ * asset, whose fee lamports may pay the executions of the wallet's other orders: a preview naming native skips), and
+ * the build is judged while the manager holds no USDT (steps/partner-balance.ts rowBracket).
+ */
+async function nothingLeftOfItsMint(t: CheckContext): Promise<void> {
+  const user = await intentUser(t, true);
+  const { orderId } = await cancelledUsdtDca(t, user);
+  const preview = await orderWithdraw(t, user, orderId);
+  if (!is2xx(preview))
+    throw new SetupFailed(`POST /orders/${orderId}/withdraw of a cancelled order answered ${preview.response.status}`, preview);
+  const abandon = await orderWithdraw(t, user, orderId, '/abandon');
+  if (!is2xx(abandon)) throw new SetupFailed(`POST /orders/${orderId}/withdraw/abandon answered ${abandon.response.status}`, abandon);
+  const amounts = dataOf(preview)?.withdrawalAmounts;
+  if ((previewedAmount(amounts, NATIVE_MINT) ?? 0n) > 0n)
+    t.skip(
+      `the order's preview names the native asset (${JSON.stringify(amounts)}): withdrawing the partner's manager's native balance could starve its other orders' fees; the funding capability judges this`,
+    );
+  t.note(`no funding capability: the partner's ${usdt()} goes back to its wallet at wallet level`);
+  await withdrawAvailable(t, user, usdt());
+  const { row, settled } = await rowBracket(t, user, usdt(), ['totalBalance']);
+  if (row !== undefined && row.totalBalance !== '0')
+    t.skip(
+      `the partner's manager still holds ${String(row.totalBalance)} of ${usdt()} (another order locks it): no mint it holds nothing of`,
+    );
+  const ex = await orderWithdraw(t, user, orderId);
+  await settled();
+  if (is2xx(ex)) abandonLater(t, user, orderId);
+  expectNothingToWithdraw(t, ex);
+}
 
 export const concurrentOrderWithdrawalConfirms = defineCheck({
   name: 'two-order-withdrawal-confirms-at-once-have-one-effect',

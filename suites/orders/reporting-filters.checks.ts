@@ -31,6 +31,19 @@ export const partnerOrderFilters = defineCheck({
     };
     const user = `userId=${encodeURIComponent(alice.owner.userId)}`;
     const lists = (rows: Record<string, unknown>[]) => idsIn(rows).includes(a.orderId);
+    /** `field=value` of the user's orders lists only rows whose `field` is `value`. */
+    const onlyRowsOf = async (rule: RuleId, field: 'orderType' | 'status', value: string) => {
+      const only = await query(rule, `${field}=${value}&${user}`);
+      t.expect(
+        rule,
+        only.rows.every((row) => row[field] === value),
+        {
+          documented: `${field}=${value}: only ${value} rows`,
+          received: only.rows.map((row) => ({ id: row.id, [field]: row[field] })),
+          exchange: only.ex,
+        },
+      );
+    };
 
     let r = await query('OA-REP-010', user);
     t.expect('OA-REP-010', r.rows.every((row) => row.userId === alice.owner.userId) && lists(r.rows), {
@@ -44,18 +57,7 @@ export const partnerOrderFilters = defineCheck({
       received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })),
       exchange: r.ex,
     });
-    for (const other of ORDER_TYPES.filter((x) => x !== 'dca')) {
-      r = await query('OA-REP-009', `orderType=${other}&${user}`);
-      t.expect(
-        'OA-REP-009',
-        r.rows.every((row) => row.orderType === other),
-        {
-          documented: `orderType=${other}: only ${other} rows`,
-          received: r.rows.map((row) => ({ id: row.id, orderType: row.orderType })),
-          exchange: r.ex,
-        },
-      );
-    }
+    for (const other of ORDER_TYPES.filter((x) => x !== 'dca')) await onlyRowsOf('OA-REP-009', 'orderType', other);
     r = await query('OA-REP-006', `status=active,paused&${user}`);
     const aStatus = String(a.order.status);
     t.expect(
@@ -68,18 +70,7 @@ export const partnerOrderFilters = defineCheck({
         exchange: r.ex,
       },
     );
-    for (const status of FILTERABLE) {
-      r = await query('OA-REP-006', `status=${status}&${user}`);
-      t.expect(
-        'OA-REP-006',
-        r.rows.every((row) => row.status === status),
-        {
-          documented: `status=${status}: only ${status} rows`,
-          received: r.rows.map((row) => ({ id: row.id, status: row.status })),
-          exchange: r.ex,
-        },
-      );
-    }
+    for (const status of FILTERABLE) await onlyRowsOf('OA-REP-006', 'status', status);
 
     // Timestamps may carry more precision than they show: bounds one millisecond either side of createdAt.
     const at = (ms: number) => encodeURIComponent(new Date(Date.parse(String(a.order.createdAt)) + ms).toISOString());

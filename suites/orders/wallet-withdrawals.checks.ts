@@ -2,7 +2,9 @@ import { failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import { createOrder, dcaRequest, depositedTo, type Funded, intentUser, signedWithdrawal, usdc } from './orders.ts';
-import { bucket, totalBalanceOf, usdcRow } from './steps/balance.ts';
+import { bucket, type Row, totalBalanceOf, usdcRow } from './steps/balance.ts';
+import { cancelledDca } from './steps/actions.ts';
+import { rowBracket, unlockedRow, wholeUsdcLocked } from './steps/partner-balance.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
 import { othersBracket } from './steps/shared-wallet.ts';
 import { confirmedBuild, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
@@ -28,6 +30,47 @@ async function partlyLocked(t: CheckContext): Promise<{ user: Funded; available:
   if (available === 0n || available === bucket(row, 'totalBalance'))
     throw new SetupFailed(`expected an order lock and 5 USDC available, got ${JSON.stringify(row)}`);
   return { user, available, settled };
+}
+
+/**
+ * A user whose whole USDC balance is locked by an active order (availableToWithdraw 0, total above 0), and the end of a
+ * bracket begun when it was read (availableToWithdraw still 0 at its end): a fresh funded user's DCA order with
+ * `funding`; else the partner's wallet, its manager's available USDC withdrawn first (steps/partner-balance.ts
+ * wholeUsdcLocked).
+ */
+async function wholeBalanceLocked(t: CheckContext): Promise<{ user: Funded; settled: () => Promise<void> }> {
+  const user = await withdrawUser(t, '0');
+  if (t.control.has('funding')) {
+    await createOrder(t, user, dcaRequest());
+    const { row } = await usdcRow(t, user);
+    if (bucket(row, 'availableToWithdraw') !== 0n) throw new SetupFailed(`expected the whole balance locked, got ${JSON.stringify(row)}`);
+    return { user, settled: async () => {} };
+  }
+  const { created, settled } = await wholeUsdcLocked(t, user);
+  t.note(`no funding capability: the partner's available ${usdc()} went back to its wallet; order ${created.orderId} locks the rest`);
+  return { user, settled };
+}
+
+/**
+ * A user with a balance of `mint` and nothing locked or pending on its row, and the end of a bracket on that row: a
+ * fresh funded user's USDC with `funding`; else the partner's wallet, whose USDC the run's orders lock: a row of another
+ * mint (steps/partner-balance.ts unlockedRow), unchanged until the bracket ends.
+ */
+async function nothingLocked(t: CheckContext): Promise<{ user: Funded; mint: string; row: Row; settled: () => Promise<void> }> {
+  if (t.control.has('funding')) {
+    const user = await withdrawUser(t);
+    const { row, ex } = await usdcRow(t, user);
+    if (bucket(row, 'lockedForFutureTxns') !== 0n || bucket(row, 'withdrawalPending') !== 0n)
+      throw new SetupFailed('a fresh user with no order already has a lock on its USDC row', ex);
+    return { user, mint: usdc(), row, settled: async () => {} };
+  }
+  const user = await intentUser(t, true);
+  const { mint, row: found } = await unlockedRow(t, user);
+  const { row = found, settled } = await rowBracket(t, user, mint, ['totalBalance', 'lockedForFutureTxns', 'withdrawalPending']);
+  if (bucket(row, 'lockedForFutureTxns') !== 0n || bucket(row, 'withdrawalPending') !== 0n)
+    t.skip(`the ${mint} row of the partner's manager was locked meanwhile: ${JSON.stringify(row)}; rerun it`);
+  t.note(`no funding capability: the partner's manager's ${mint} row, with nothing locked or pending`);
+  return { user, mint, row, settled };
 }
 
 export const walletWithdrawalMax = defineCheck({
@@ -122,13 +165,10 @@ export const walletWithdrawalAllLocked = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-006'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const user = await withdrawUser(t, '0');
-    await createOrder(t, user, dcaRequest());
-    const { row } = await usdcRow(t, user);
-    if (bucket(row, 'availableToWithdraw') !== 0n) throw new SetupFailed(`expected the whole balance locked, got ${JSON.stringify(row)}`);
+    const { user, settled } = await wholeBalanceLocked(t);
     const ex = await walletWithdraw(t, user, {});
+    await settled();
     expectError(t, 'OA-WDW-006', ex, {
       status: 400,
       codes: ['INSUFFICIENT_AVAILABLE'],
@@ -223,18 +263,15 @@ export const walletWithdrawalAboveTheBalanceUnlocked = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-016'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const user = await withdrawUser(t);
-    const { row, ex: read } = await usdcRow(t, user);
-    if (bucket(row, 'lockedForFutureTxns') !== 0n || bucket(row, 'withdrawalPending') !== 0n)
-      throw new SetupFailed('a fresh user with no order already has a lock on its USDC row', read);
+    const { user, mint, row, settled } = await nothingLocked(t);
     const total = bucket(row, 'totalBalance');
-    const ex = await walletWithdraw(t, user, { amount: (total + 1n).toString() });
+    const ex = await walletWithdraw(t, user, { tokenMint: mint, amount: (total + 1n).toString() });
+    await settled();
     expectError(t, 'OA-WDW-016', ex, {
       status: 400,
       codes: ['INSUFFICIENT_BALANCE'],
-      documented: `400 INSUFFICIENT_BALANCE for ${total + 1n}, above totalBalance ${total}, with nothing locked`,
+      documented: `400 INSUFFICIENT_BALANCE for ${total + 1n} of ${mint}, above totalBalance ${total}, with nothing locked`,
     });
   },
 });
@@ -244,19 +281,23 @@ export const walletWithdrawalOverlappingErrors = defineCheck({
   service: 'orders',
   rules: ['OA-WDW-010', 'OA-WDW-009'],
   profile: 'full',
-  needs: ['funding'],
   async run(t: CheckContext) {
-    const user = await withdrawUser(t, '0');
-    await createOrder(t, user, dcaRequest());
+    const { user, settled } = await wholeBalanceLocked(t);
     const locked = await walletWithdraw(t, user, { amount: '1' });
+    await settled();
     expectError(t, 'OA-WDW-010', locked, {
       status: 400,
       codes: ['INSUFFICIENT_AVAILABLE', 'FUNDS_LOCKED'],
       documented: '400 INSUFFICIENT_AVAILABLE or FUNDS_LOCKED for amount 1 while availableToWithdraw is 0',
     });
-    await t.control.fund(user.walletAddress, usdc(), '5000000');
-    const total = bucket((await usdcRow(t, user)).row, 'totalBalance');
+    // Above the balance with some of it available: funded through the control API, else a DCA order cancelled without withdrawal.
+    if (t.control.has('funding')) await t.control.fund(user.walletAddress, usdc(), '5000000');
+    else await cancelledDca(t, user);
+    const { row, settled: settledAbove } = await rowBracket(t, user, usdc(), ['totalBalance']);
+    if (!row) throw new SetupFailed(`GET /me/balance has no ${usdc()} row`);
+    const total = bucket(row, 'totalBalance');
     const above = await walletWithdraw(t, user, { amount: (total + 1n).toString() });
+    await settledAbove();
     expectError(t, 'OA-WDW-009', above, {
       status: 400,
       codes: ['INSUFFICIENT_BALANCE', 'FUNDS_LOCKED'],

@@ -59,10 +59,35 @@ function withinWindow(t: CheckContext, started: number): void {
     t.skip('the requests took too long to stay within one 60-second window; the limit cannot be judged');
 }
 
-/** The request past the plan, sent within the window that `started`: 429 under `rule`. */
-function expectLimited(t: CheckContext, rule: RuleId, over: Exchange, started: number, documented: string): void {
+/** A fresh key of the test plan whose window `paths` fill, each admitted (Q-RATE-003): the key, and when the window started. */
+async function filledWindow(t: CheckContext, paths: string[]): Promise<{ key: string; started: number }> {
+  const key = await t.control.createQuoteKey({ rps: RPS });
+  const started = await admitted(t, [key], paths, 'Q-RATE-003', `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`);
+  return { key, started };
+}
+
+/** The request past the plan (`path` on `key`), sent within the window that `started`: 429 under `rule`. */
+async function expectLimited(
+  t: CheckContext,
+  key: string,
+  path: string,
+  started: number,
+  rule: RuleId,
+  documented: string,
+): Promise<Exchange> {
+  const over = await get(t, key, path);
   withinWindow(t, started);
   expectStatus(t, rule, over, 429, documented);
+  return over;
+}
+
+/** Q-RATE-007 on a 429 of the rate limit: its code is rate_limited. */
+function expectRateLimitedCode(t: CheckContext, over: Exchange): void {
+  t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
+    documented: 'the 429 code is rate_limited',
+    received: over.response.body,
+    exchange: over,
+  });
 }
 
 function discoveryRequests(n: number): string[] {
@@ -76,20 +101,16 @@ export const rateLimitAdmitsRpsTimes60ThenLimits = defineCheck({
   profile: 'full',
   needs: ['quote-keys', 'rate-limits'],
   async run(t: CheckContext) {
-    const key = await t.control.createQuoteKey({ rps: RPS });
-    const started = await admitted(
+    const { key, started } = await filledWindow(
       t,
-      [key],
       Array.from({ length: WINDOW_REQUESTS }, () => QUOTE_PATH),
-      'Q-RATE-003',
-      `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`,
     );
-    const over = await get(t, key, QUOTE_PATH);
-    expectLimited(
+    const over = await expectLimited(
       t,
-      'Q-RATE-001',
-      over,
+      key,
+      QUOTE_PATH,
       started,
+      'Q-RATE-001',
       `request ${WINDOW_REQUESTS + 1} within 60 s on a plan of ${RPS} rps (more than rps*60) gives 429`,
     );
     expectPlatform429(t, over, 'rate_limited');
@@ -103,27 +124,16 @@ export const discoveryRequestsCountAgainstTheRateLimit = defineCheck({
   profile: 'full',
   needs: ['quote-keys', 'rate-limits'],
   async run(t: CheckContext) {
-    const key = await t.control.createQuoteKey({ rps: RPS });
-    const started = await admitted(
+    const { key, started } = await filledWindow(t, discoveryRequests(WINDOW_REQUESTS));
+    const over = await expectLimited(
       t,
-      [key],
-      discoveryRequests(WINDOW_REQUESTS),
-      'Q-RATE-003',
-      `a plan of ${RPS} rps admits ${WINDOW_REQUESTS} requests in 60 s`,
-    );
-    const over = await get(t, key, QUOTE_PATH);
-    expectLimited(
-      t,
-      'Q-RATE-004',
-      over,
+      key,
+      QUOTE_PATH,
       started,
+      'Q-RATE-004',
       `after ${WINDOW_REQUESTS} info/venues/providers requests (rps*60) a quote request is rate limited: they count against the same plan`,
     );
-    t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
-      documented: 'the 429 code is rate_limited',
-      received: over.response.body,
-      exchange: over,
-    });
+    expectRateLimitedCode(t, over);
   },
 });
 
@@ -170,19 +180,15 @@ export const keysOfOneOrganizationSharePlans = defineCheck({
       'Q-RATE-006',
       `rps*60 = ${WINDOW_REQUESTS} requests over two keys of one organization`,
     );
-    const over = await get(t, second.apiKey, '/api/v1/info');
-    expectLimited(
+    const over = await expectLimited(
       t,
-      'Q-RATE-006',
-      over,
+      second.apiKey,
+      '/api/v1/info',
       started,
+      'Q-RATE-006',
       `the organization's rate limit is pooled: request ${WINDOW_REQUESTS + 1} within 60 s, on either key, gives 429`,
     );
-    t.expect('Q-RATE-007', errorCode(over) === 'rate_limited', {
-      documented: 'the 429 code is rate_limited',
-      received: over.response.body,
-      exchange: over,
-    });
+    expectRateLimitedCode(t, over);
 
     // Credits: an allowance of 2 spent on one key is spent for the other.
     const paying = await t.control.issueQuoteKey({ monthlyAllowance: 2 });

@@ -4,8 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../fixtures/server/index.ts';
 import { WALLET_FUNDS } from '../../fixtures/server/staging/credentials.ts';
 import { outputsOf } from './leak-support.ts';
-import { partnerRunOf } from './partner-run.ts';
-import { cli, matrixOf, mintOn, reportDir as tmp } from './run-cli.ts';
+import { cli, matrixOf, mintOn, partnerRunOf, reportDir as tmp } from './run-cli.ts';
 
 describe('conformance CLI without a control API', () => {
   // A partner's run: no control API, so the checks that onboard sign with TEST_WALLET_SECRET_KEY itself (a run with the

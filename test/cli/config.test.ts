@@ -3,17 +3,14 @@
  * --config; options > environment > file > defaults; the schema (specs/conformance-config.schema.json) checked at
  * load, an invalid file one sentence naming the file and the field; a secret in it refused without its value shown.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError, findConfig, loadConfigFile, readConfig } from '../../bin/config-file.ts';
 import { parseCli, UsageError } from '../../bin/conformance.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { packageCli } from './run-cli.ts';
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'config-'));
@@ -136,24 +133,10 @@ describe('precedence: options > environment > file > defaults', () => {
   });
 });
 
-function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
-    const child = spawn(process.execPath, [join(ROOT, 'bin/conformance.mjs'), ...args], { cwd, env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
 describe('the CLI with a config file', () => {
   test('the file of the working directory is read: its profile, grep and report folder', async () => {
     const dir = folder({ 'conformance.config.yaml': 'profile: smoke\ngrep: Q-INFO-001\\]\nreportDir: out\nseed: 3\n' });
-    const r = await cli([], dir);
+    const r = await packageCli([], dir);
     expect(r.code, r.stderr).toBe(0);
     const matrix = JSON.parse(readFileSync(join(dir, 'out', 'matrix.json'), 'utf8')) as Matrix;
     expect(matrix.run.profile).toBe('smoke');
@@ -165,7 +148,7 @@ describe('the CLI with a config file', () => {
   test('a secret in the file: exit 2, one line naming the field, the value nowhere in the output', async () => {
     const dir = folder({ 'conformance.config.json': json({ profile: 'smoke', quotesApiKey: 'qk_secret_value_42' }) });
     mkdirSync(join(dir, 'reports'));
-    const r = await cli([], dir);
+    const r = await packageCli([], dir);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/conformance\.config\.json: field "quotesApiKey" holds a secret/);
@@ -174,11 +157,11 @@ describe('the CLI with a config file', () => {
 
   test('an invalid file: exit 2, one sentence naming the file and the field; --help still works', async () => {
     const dir = folder({ 'conformance.config.json': json({ profile: 'bogus' }) });
-    const r = await cli([], dir);
+    const r = await packageCli([], dir);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(
       /^conformance: conformance\.config\.json: field "profile" must be one of smoke, readonly, full \(see --help\)$/,
     );
-    expect((await cli(['--help'], dir)).code).toBe(0);
+    expect((await packageCli(['--help'], dir)).code).toBe(0);
   });
 });

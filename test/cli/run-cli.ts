@@ -1,7 +1,8 @@
 /**
  * Runs the conformance CLI (or a printed command line) in a child process, with none of the caller's suite settings,
  * and the small pieces the CLI tests share: a report folder, its matrix, a key minted on the reference server's
- * control API, a loopback server's URL and close.
+ * control API, a loopback server's URL and close, a run's arguments with the control API (fullRunOf) or without it
+ * (partnerRunOf).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -43,9 +44,19 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, detached =
   return spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: cleanEnv(env), detached });
 }
 
+/** Another command of bin/ (`bin/serve.ts`, ...), run as `cli` runs the CLI. */
+export function binScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return ran(spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: cleanEnv(env) }));
+}
+
 /** `npm run conformance -- ARGS`, without npm. */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return ran(startCli(args, env));
+}
+
+/** The package's `conformance` command (bin/conformance.mjs) run from the folder `cwd`, as a user of the package runs it. */
+export function packageCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return ran(spawn(process.execPath, [join(ROOT, 'bin/conformance.mjs'), ...args], { cwd, env: cleanEnv(env) }));
 }
 
 /** A command line as a user would paste it into a shell, from the project's folder. */
@@ -82,16 +93,24 @@ export async function listenLoopback(server: Server): Promise<{ url: string; clo
   };
 }
 
-/** The CLI's arguments for a full run, unpaced, against a served reference server with its control API. */
-export const fullRunOf = (server: { ordersUrl: string; quotesUrl: string; controlUrl: string }) => [
+/**
+ * The CLI's arguments for an unpaced run of `profile` without a control API, as against a partner's staging or
+ * production (a served reference server's control API is left out). Orders and quotes may come from different servers.
+ */
+export const partnerRunOf = (targets: { ordersUrl: string; quotesUrl: string }, profile = 'full') => [
   '--orders-url',
-  server.ordersUrl,
+  targets.ordersUrl,
   '--quotes-url',
-  server.quotesUrl,
-  '--control-url',
-  server.controlUrl,
+  targets.quotesUrl,
   '--profile',
-  'full',
+  profile,
   '--max-rps',
   '0',
+];
+
+/** The CLI's arguments for a full run, unpaced, against a served reference server with its control API. */
+export const fullRunOf = (server: { ordersUrl: string; quotesUrl: string; controlUrl: string }) => [
+  ...partnerRunOf(server),
+  '--control-url',
+  server.controlUrl,
 ];

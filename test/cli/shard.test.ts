@@ -4,19 +4,16 @@
  * a full run sharded against one given target is refused with the reason; readonly and smoke shards on one given
  * target split its --max-rps between them, so that together they send no more than one unsharded run.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { parseCli } from '../../bin/conformance.ts';
 import { canonicalOrder, parseShard, shardMaxRps, shardOf, shardPattern } from '../../bin/shard.ts';
 import { checkGroups } from '../../suites/index.ts';
-import type { Matrix } from '../../suites/harness/matrix.ts';
 import { profileIncludes, type Profile } from '../../suites/harness/types.ts';
+import { cli, matrixOf } from './run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const all = canonicalOrder(checkGroups);
 const fullNames = Object.entries(checkGroups).flatMap(([group, checks]) =>
   checks.map((c) => ({ check: c, name: `${group} ${c.name} [${c.rules.join(' ')}]` })),
@@ -59,26 +56,12 @@ describe('shardOf and shardPattern', () => {
   });
 });
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
 describe('conformance --shard', () => {
   test('--shard 3/3 of a smoke run runs a third of the smoke checks, the last third', async () => {
     const reportDir = mkdtempSync(join(tmpdir(), 'shard-'));
     const r = await cli(['--profile', 'smoke', '--shard', '3/3', '--report-dir', reportDir, '--seed', '1']);
     expect(r.code, r.stderr).toBe(0);
-    const matrix = JSON.parse(readFileSync(join(reportDir, 'matrix.json'), 'utf8')) as Matrix;
+    const matrix = matrixOf(reportDir);
     const smoke = (c: (typeof all)[number]) => profileIncludes('smoke', c.profile);
     // The shard's checks, those outside the profile (reported skipped) included, and no other.
     const expected = shardOf(all, smoke, { index: 3, count: 3 });

@@ -2,44 +2,20 @@
  * The CLI's usage errors (issue 18, "CLI defects"): each ends with exit 2 and one sentence, before any run, never a
  * PASS, a stack trace or a catalogue dumped on one line.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { closestNames } from '../../bin/names.ts';
 import { mutants, variants } from '../../fixtures/mutants/index.ts';
 import { ASSUMPTION_VARIANTS } from '../../fixtures/mutants/variants.ts';
+import { binScript, cli as runCli, type Ran } from './run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-const cli = (args: string[], env?: NodeJS.ProcessEnv) =>
-  run('bin/conformance.ts', ['--report-dir', mkdtempSync(join(tmpdir(), 'usage-')), ...args], env);
-const serve = (args: string[]) => run('bin/serve.ts', args);
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(['--report-dir', mkdtempSync(join(tmpdir(), 'usage-')), ...args], env);
+const serve = (args: string[]) => binScript('bin/serve.ts', args);
 
 /** Exit 2, one line on stderr matching `message`, nothing that looks like a verdict or a stack. */
-function expectUsageError(r: Result, message: RegExp): void {
+function expectUsageError(r: Ran, message: RegExp): void {
   expect(r.code, r.stderr).toBe(2);
   const lines = r.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);

@@ -19,8 +19,7 @@ import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import type { TargetEnv, Verdict } from '../../suites/harness/types.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import { OFFLINE_ENV } from '../harness/offline-target.ts';
-import { partnerRunOf } from './partner-run.ts';
-import { cli, matrixOf, mintOn, reportDir } from './run-cli.ts';
+import { cli, matrixOf, mintOn, partnerRunOf, reportDir } from './run-cli.ts';
 
 const tmp = () => reportDir('conformance-verdicts-');
 
@@ -61,15 +60,19 @@ function expectReportsAgree(m: Matrix, xml?: string): void {
     .filter(([k]) => !['total', 'covered'].includes(k))
     .reduce((sum, [, n]) => sum + (n ?? 0), 0);
   expect(ruleTotal).toBe(m.summary.rules.total);
-  // A rule fails exactly when a check failed naming it (or a rule it is covered by): never listed passed then.
+  // A rule fails exactly when a root cause failed naming it (or a rule it is covered by): never listed passed then; it
+  // is blocked when its only failures are blocked by another check's (root-cause.ts).
   const { rules } = loadCatalogue();
   for (const row of m.rules) {
     const ids = decidingIds(rules.get(row.id)!);
-    expect(row.verdict === 'fail', `${row.id}: ${row.verdict}`).toBe(m.checks.some((c) => c.verdict === 'fail' && ids.includes(c.rule!)));
+    const failed = m.checks.filter((c) => c.verdict === 'fail' && ids.includes(c.rule!));
+    expect(row.verdict === 'fail', `${row.id}: ${row.verdict}`).toBe(failed.some((c) => !c.blockedBy));
+    expect(row.verdict === 'blocked', `${row.id}: ${row.verdict}`).toBe(failed.length > 0 && failed.every((c) => c.blockedBy));
   }
   expect((m.summary.rules.fail ?? 0) > 0).toBe(m.summary.checks.fail > 0);
   const g = m.summary.gating;
-  expect(g.judged + g.notJudged.precondition + g.notJudged.capability + g.notJudged.profile + g.notJudged.other).toBe(g.rules);
+  const n = g.notJudged;
+  expect(g.judged + n.precondition + n.capability + n.profile + n.blocked + n.other).toBe(g.rules);
   if (xml === undefined) return;
   const cases = testcases(xml);
   expect(cases).toHaveLength(m.checks.length);
@@ -207,7 +210,7 @@ describe('verdicts of one check each, and the reports made of them (in process)'
     );
     expect(judgedAsFarAsPossible.summary.verdict).toBe('pass');
     const { gating } = judgedAsFarAsPossible.summary;
-    expect(gating.notJudged).toEqual({ precondition: 0, capability: 1, profile: 1, other: 1 });
+    expect(gating.notJudged).toEqual({ precondition: 0, capability: 1, profile: 1, blocked: 0, other: 1 });
     expect(gating.judged).toBeGreaterThan(0);
     expect(gating.rules).toBe(gating.judged + 3);
   });

@@ -8,6 +8,7 @@ import { type Check, defineCheck } from '../../suites/harness/check.ts';
 import { buildMatrix, judgedThroughLine, renderHtml, renderMarkdown } from '../../suites/harness/matrix.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 import { expectValidMatrix } from '../cli/matrix-schema.ts';
+import { OFFLINE_RUN } from './offline-target.ts';
 
 const result = (check: string, rule: string, verdict: CheckResult['verdict'], more: Partial<CheckResult> = {}): CheckResult => ({
   check,
@@ -38,20 +39,7 @@ test('each judged rule says whether it was judged through the control API, the s
   const checks = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].map((name, i) =>
     defineCheck({ name, service: 'quotes', rules: results[i]!.rules as Check['rules'], profile: 'readonly', run: async () => {} }),
   );
-  const m = buildMatrix(
-    results,
-    checks,
-    {
-      startedAt: 'a',
-      finishedAt: 'b',
-      profile: 'full',
-      seed: 1,
-      strict: false,
-      specHashes: {},
-      target: { ordersUrl: 'o', quotesUrl: 'q', capabilities: [], embedded: false },
-    },
-    '0',
-  );
+  const m = buildMatrix(results, checks, { ...OFFLINE_RUN, profile: 'full' }, '0');
   const row = (id: string) => m.rules.find((r) => r.id === id)!;
   expect(['Q-INFO-002', 'Q-INFO-003', 'Q-INFO-004', 'Q-INFO-006'].map((id) => row(id).judgedThrough)).toEqual([
     'control',

@@ -29,11 +29,18 @@ const check = defineCheck({ name: 'a-model-check', service: 'orders', rules: ['O
 
 test('the embedded server (hostile inputs absent or every): every run, and no request to measure', async () => {
   for (const hostileInputs of [undefined, 'every'] as const) {
-    const t = new CheckContext(check, { ...OFFLINE_ENV, ordersUrl: url, numRuns: 100, hostileInputs });
+    const t = new CheckContext(check, { ...OFFLINE_ENV, ordersUrl: url, numRuns: 100, hostileInputs, capabilities: ['funding'] });
     expect(await modelRunCount(t)).toBe(20);
     expect(t.notes).toEqual([]);
   }
   expect(requests).toBe(0);
+});
+
+test("without the funding capability: at most 6 runs, on the partner's wallet, said in a note", async () => {
+  const t = new CheckContext(check, { ...OFFLINE_ENV, ordersUrl: url, numRuns: 100, capabilities: [] });
+  expect(await modelRunCount(t)).toBe(6);
+  expect(t.notes).toHaveLength(1);
+  expect(t.notes[0]).toMatch(/^model runs: 6 of 20: without the funding capability every run deposits from the partner's wallet/);
 });
 
 test('a given target with round trips of 200 ms or more: the fewest runs, measured first, said in a note', async () => {

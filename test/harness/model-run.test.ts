@@ -6,6 +6,7 @@ import { defineCheck, type CheckContext } from '../../suites/harness/check.ts';
 import { modelRun } from '../../suites/harness/model-run.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
+import { OFFLINE_ENV } from './offline-target.ts';
 
 /**
  * suites/harness/model-run.ts against a tiny counter service: POST /add?n=N adds N, GET /count reads it. From 3 on,
@@ -65,43 +66,40 @@ class AddJudgedBySchema extends Add {
   }
 }
 
-const env = (): TargetEnv => ({
-  ordersUrl: url,
-  quotesUrl: url,
-  capabilities: [],
-  credentials: {},
-  profile: 'full',
-  seed: 7,
-  numRuns: 20,
-  strict: false,
-  timeoutMs: 2000,
-  maxRps: 0,
-  expectedProviders: 2,
-});
+const env = (): TargetEnv => ({ ...OFFLINE_ENV, ordersUrl: url, quotesUrl: url, profile: 'full', seed: 7, numRuns: 20, timeoutMs: 2000 });
+
+/** A check whose model run sends up to 8 adds of 1 to 5, each made by `command`, to a counter reset to 0. */
+const counterCheck = (name: string, command: (n: number) => Add) =>
+  defineCheck({
+    name,
+    service: 'quotes',
+    rules: ['Q-INFO-003'],
+    profile: 'smoke',
+    async run(t) {
+      await modelRun(
+        t,
+        fc.commands([fc.integer({ min: 1, max: 5 }).map(command)], { maxCommands: 8 }),
+        async () => {
+          count = 0;
+          return { model: { sum: 0 }, real: { t } };
+        },
+        20,
+      );
+    },
+  });
+
+/** The counter check run with `command`: a failure of `rule`, shrunk, with its seed and path. */
+async function shrunkFailure(name: string, command: (n: number) => Add, rule: string) {
+  const r = await runCheck(counterCheck(name, command), env());
+  expect([r.verdict, r.rule]).toEqual(['fail', rule]);
+  expect(r.message).toMatch(/seed:\s+7\s+path: \S+/);
+  expect(r.message).toMatch(/counterexample: add \d,add \d/);
+  return r;
+}
 
 describe('model-based runs', () => {
   test('a spec violation recorded inside a command fails it: shrunk and reported on the violated rule', async () => {
-    const check = defineCheck({
-      name: 'counter-model-judged-by-schema',
-      service: 'quotes',
-      rules: ['Q-INFO-003'],
-      profile: 'smoke',
-      async run(t) {
-        await modelRun(
-          t,
-          fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new AddJudgedBySchema(n))], { maxCommands: 8 }),
-          async () => {
-            count = 0;
-            return { model: { sum: 0 }, real: { t } };
-          },
-          20,
-        );
-      },
-    });
-    const r = await runCheck(check, env());
-    expect([r.verdict, r.rule]).toEqual(['fail', 'Q-INFO-002']);
-    expect(r.message).toMatch(/seed:\s+7\s+path: \S+/);
-    expect(r.message).toMatch(/counterexample: add \d,add \d/);
+    const r = await shrunkFailure('counter-model-judged-by-schema', (n) => new AddJudgedBySchema(n), 'Q-INFO-002');
     expect(r.message).not.toMatch(/counterexample: (add \d,){3}/);
     expect(r.notes.join('\n')).toMatch(
       /model-based sequence failing Q-INFO-002 .*its HTTP calls in order:\nPOST \/add\?n=\d -> 200\nGET \/count -> 200/,
@@ -109,27 +107,7 @@ describe('model-based runs', () => {
   });
 
   test('a failing sequence shrinks and is reported with its rule, seed, path, commands and HTTP calls', async () => {
-    const check = defineCheck({
-      name: 'counter-model',
-      service: 'quotes',
-      rules: ['Q-INFO-003'],
-      profile: 'smoke',
-      async run(t) {
-        await modelRun(
-          t,
-          fc.commands([fc.integer({ min: 1, max: 5 }).map((n) => new Add(n))], { maxCommands: 8 }),
-          async () => {
-            count = 0;
-            return { model: { sum: 0 }, real: { t } };
-          },
-          20,
-        );
-      },
-    });
-    const r = await runCheck(check, env());
-    expect([r.verdict, r.rule]).toEqual(['fail', 'Q-INFO-003']);
-    expect(r.message).toMatch(/seed:\s+7\s+path: \S+/);
-    expect(r.message).toMatch(/counterexample: add \d,add \d/);
+    const r = await shrunkFailure('counter-model', (n) => new Add(n), 'Q-INFO-003');
     expect(r.message).toMatch(/"POST \/add\?n=\d -> 200"/);
     expect(r.notes.join('\n')).toMatch(/its HTTP calls in order:\nPOST \/add\?n=\d -> 200\nGET \/count -> 200/);
   });

@@ -12,8 +12,9 @@ import { type Check, type CheckContext, defineCheck } from '../../suites/harness
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { SetupFailed } from '../../suites/harness/failure.ts';
 import { buildMatrix } from '../../suites/harness/matrix.ts';
-import { outageShownBy } from '../../suites/harness/outage.ts';
+import { outageShownBy, UNAVAILABLE_CODES } from '../../suites/harness/outage.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
+import { ERROR_STATUSES } from '../../suites/orders/error-table.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { expectValidMatrix } from '../cli/matrix-schema.ts';
 import { runAgainstReference } from '../self-test/run.ts';
@@ -78,6 +79,11 @@ const run = (check: Check) => {
   seen.length = 0;
   return runCheck(check, env);
 };
+
+test("the harness's unavailable codes are the 503 codes of the errors table (itself checked against the spec, test/house)", () => {
+  const codes503 = Object.entries(ERROR_STATUSES).filter(([, statuses]) => statuses.includes(503));
+  expect(codes503.map(([code]) => code).sort()).toEqual([...UNAVAILABLE_CODES].sort());
+});
 
 describe('a 503 RPC_UNAVAILABLE that lasts through the retries', () => {
   test('is not a failure of the rule: the check is not judged, naming the outage, and the run is INCOMPLETE', async () => {

@@ -15,6 +15,7 @@ import { Skipped } from '../../suites/harness/failure.ts';
 import { ConcurrencyLimit, DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY, Pacer, RetryAfterBudget } from '../../suites/harness/pacer.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
+import { OFFLINE_ENV } from './offline-target.ts';
 
 /** Fake time: `sleep` waits until `advance` moves the clock past its deadline. */
 class FakeTime {
@@ -35,6 +36,21 @@ class FakeTime {
     await flush();
     return true;
   }
+}
+
+/** A pacer without a rate budget whose sleeps move its clock forward at once; `slept` lists them. */
+function instantPacer(): { pacer: Pacer; slept: number[] } {
+  let clock = 0;
+  const slept: number[] = [];
+  const pacer = new Pacer(
+    0,
+    () => clock,
+    async (ms) => {
+      slept.push(ms);
+      clock += ms;
+    },
+  );
+  return { pacer, slept };
 }
 
 /** Let every settled promise chain run. */
@@ -375,16 +391,7 @@ describe('ServiceClient obeys the budget against a real server', () => {
 
   test("a 429 seen with retry: false is returned at once, and the run's next requests wait out its retry-after", async () => {
     hits.delete('/limited');
-    let clock = 0;
-    const paced: number[] = [];
-    const pacer = new Pacer(
-      0,
-      () => clock,
-      async (ms) => {
-        paced.push(ms);
-        clock += ms;
-      },
-    );
+    const { pacer, slept: paced } = instantPacer();
     const { c, waits } = client({ pacer });
     expect((await c.request({ path: '/limited', retry: false })).response.status).toBe(429);
     expect(waits).toEqual([]);
@@ -397,14 +404,7 @@ describe('ServiceClient obeys the budget against a real server', () => {
 
   test("the limit of another key (a check's own small plan, observed with retry: false) holds nobody else", async () => {
     hits.delete('/window');
-    let clock = 0;
-    const pacer = new Pacer(
-      0,
-      () => clock,
-      async (ms) => {
-        clock += ms;
-      },
-    );
+    const { pacer } = instantPacer();
     const budget = new RetryAfterBudget(DEFAULT_BOUNDS);
     const { c, said, waits } = client({ pacer, retryAfter: budget, defaultHeaders: { 'x-api-key': 'the-run-key' } });
     expect((await c.request({ path: '/window', headers: { 'x-api-key': 'a-minted-key' }, retry: false })).response.status).toBe(429);
@@ -417,14 +417,7 @@ describe('ServiceClient obeys the budget against a real server', () => {
 
   test('a 429 that is retried holds the others too; one whose retry-after is too long holds nothing', async () => {
     hits.delete('/limited');
-    let clock = 0;
-    const pacer = new Pacer(
-      0,
-      () => clock,
-      async (ms) => {
-        clock += ms;
-      },
-    );
+    const { pacer } = instantPacer();
     const { c, waits } = client({
       pacer,
       sleep: async (ms) => {
@@ -515,18 +508,13 @@ describe('ServiceClient obeys the budget against a real server', () => {
   test("a check's clients share the cap of its TargetEnv (maxConcurrency)", async () => {
     peak = 0;
     const env: TargetEnv = {
+      ...OFFLINE_ENV,
       ordersUrl: url,
       quotesUrl: url,
-      capabilities: [],
-      credentials: {},
       profile: 'smoke',
-      seed: 1,
       numRuns: 1,
-      strict: false,
       timeoutMs: 5000,
-      maxRps: 0,
       maxConcurrency: 2,
-      expectedProviders: 2,
     };
     const check = defineCheck({
       name: 'many-at-once',

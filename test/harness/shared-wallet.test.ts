@@ -27,10 +27,15 @@ const COMPARING = [
   'hidezero-keeps-every-row-with-a-non-zero-bucket-a-fully-locked-mint-included',
   'wallet-withdrawal-confirm-repeated-with-the-same-idempotency-key-replays-and-moves-funds-once',
   'order-withdrawal-confirm-repeated-with-the-same-idempotency-key-replays-and-moves-funds-once',
+  'second-slice-confirmed-while-one-is-running-answers-409-active-burst-exists-and-the-deposit-lands',
+  'dca-confirmed-total-amount-change-moves-the-input-lock',
+  'confirms-of-one-pending-order-at-once-make-one-order-and-one-deposit',
+  'the-same-idempotency-key-several-times-at-once-makes-one-pending-order-and-one-deposit',
+  'an-active-order-locks-its-unspent-input-on-its-input-mint-only',
 ];
 
 /** A bracket across which `between` runs; its verdict says whether the check judged or skipped. */
-const bracketed = (between: 'no bracket' | 'nothing' | 'another order') =>
+const bracketed = (between: 'no bracket' | 'nothing' | 'another order' | 'an order of its own') =>
   defineCheck({
     name: 'a-balance-comparison-on-the-shared-wallet',
     service: 'orders',
@@ -41,8 +46,9 @@ const bracketed = (between: 'no bracket' | 'nothing' | 'another order') =>
       const { orderId } = await createOrder(t, user, dcaRequest());
       if (between === 'no bracket') return t.expect('OA-BAL-012', true, { documented: 'judged' });
       const settled = await othersBracket(t, user, [orderId]);
-      if (between === 'another order') await createOrder(t, user, dcaRequest());
-      await settled();
+      const made = between === 'nothing' ? undefined : await createOrder(t, user, dcaRequest());
+      // An order the check made inside the bracket, named when it ends, is its own: its new lock is no other's move.
+      await settled(between === 'an order of its own' && made ? [made.orderId] : []);
       t.expect('OA-BAL-012', true, { documented: 'judged' });
     },
   });
@@ -86,6 +92,8 @@ test("on the partner's shared wallet the balance comparisons judge only their ow
     const moved = await runCheck(bracketed('another order'), env);
     expect(moved.verdict).toBe('skipped');
     expect(moved.message).toMatch(/another order of the partner's shared wallet moved funds during the check/);
+    const own = await runCheck(bracketed('an order of its own'), env);
+    expect([own.verdict, own.message]).toEqual(['pass', undefined]);
     // The wallet now holds other active orders, as a partner's does: each comparing check still passes.
     const checks = COMPARING.map((name) => allChecks.find((c) => c.name === name));
     expect(checks.every(Boolean)).toBe(true);

@@ -15,15 +15,18 @@ let counter = 0;
 const sub = () => `partner-user-${++counter}-${Date.now()}`;
 
 describe('the SIWS canonical form (specs/siws.yaml)', () => {
+  /** The fields of a message for a fresh wallet. */
+  const siwsFields = () => ({
+    domain: 'example.com',
+    userPubkey: Keypair.generate().publicKey.toBase58(),
+    uri: 'https://example.com',
+    chainId: 'devnet',
+    issuedAt: '2026-01-01T00:00:00.000Z',
+    nonce: 'abcdefgh1',
+  });
+
   it('renders the template with LF endings and one trailing LF, and reads it back', () => {
-    const fields = {
-      domain: 'example.com',
-      userPubkey: Keypair.generate().publicKey.toBase58(),
-      uri: 'https://example.com',
-      chainId: 'devnet',
-      issuedAt: '2026-01-01T00:00:00.000Z',
-      nonce: 'abcdefgh1',
-    };
+    const fields = siwsFields();
     const message = renderSiwsMessage(fields);
     expect(message).toBe(
       `example.com wants you to sign in with your Solana account:\n${fields.userPubkey}\n\nURI: https://example.com\nVersion: 1\nChain ID: devnet\nIssued At: 2026-01-01T00:00:00.000Z\nNonce: abcdefgh1\n`,
@@ -37,15 +40,7 @@ describe('the SIWS canonical form (specs/siws.yaml)', () => {
   it('places an optional statement after the empty line that follows the wallet, with an empty line of its own', () => {
     expect(SIWS_CONFIG.statement).toBeNull();
     const config = { ...SIWS_CONFIG, statement: 'Sign in to Example.' };
-    const fields = {
-      domain: 'example.com',
-      userPubkey: Keypair.generate().publicKey.toBase58(),
-      uri: 'https://example.com',
-      chainId: 'devnet',
-      issuedAt: '2026-01-01T00:00:00.000Z',
-      nonce: 'abcdefgh1',
-      statement: 'Sign in to Example.',
-    };
+    const fields = { ...siwsFields(), statement: 'Sign in to Example.' };
     const message = renderSiwsMessage(fields, config);
     expect(message).toBe(
       `example.com wants you to sign in with your Solana account:\n${fields.userPubkey}\n\nSign in to Example.\n\nURI: https://example.com\nVersion: 1\nChain ID: devnet\nIssued At: 2026-01-01T00:00:00.000Z\nNonce: abcdefgh1\n`,

@@ -18,20 +18,25 @@ describe('order service: GET /health', () => {
     expect(answer.body).toEqual({ status: 'ok', services: { database: 'healthy' } });
   });
 
-  it('answers 200 {status:"degraded", services:{database:"unhealthy"}} with an unhealthy database', async () => {
-    await target.faults({ database: 'unhealthy' });
+  it.each([
+    {
+      title: 'answers 200 {status:"degraded", services:{database:"unhealthy"}} with an unhealthy database',
+      database: 'unhealthy',
+      status: 200,
+      body: { status: 'degraded', services: { database: 'unhealthy' } },
+    },
+    {
+      title: 'answers 503 {status:"error"} with no services and no error detail when the database is down',
+      database: 'down',
+      status: 503,
+      body: { status: 'error' },
+    },
+  ])('$title', async ({ database, status, body }) => {
+    await target.faults({ database });
     const answer = await target.orders('/health');
     await target.faults({ database: 'healthy' });
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ status: 'degraded', services: { database: 'unhealthy' } });
-  });
-
-  it('answers 503 {status:"error"} with no services and no error detail when the database is down', async () => {
-    await target.faults({ database: 'down' });
-    const answer = await target.orders('/health');
-    await target.faults({ database: 'healthy' });
-    expect(answer.status).toBe(503);
-    expect(answer.body).toEqual({ status: 'error' });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual(body);
   });
 
   it('is outside the envelope and ignores a bad key', async () => {

@@ -14,6 +14,7 @@ import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckContext, defineCheck } from '../../suites/harness/check.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
+import { OFFLINE_ENV } from '../harness/offline-target.ts';
 import { checkAnswer } from '../../suites/quotes/invariants.ts';
 import { requestQuote, type Discovery, Judge, type QuoteParams } from '../../suites/quotes/quote-support.ts';
 import { ATA_PROGRAM, associatedTokenAccount, MINTS, TOKEN_PROGRAM, WALLET } from './quote-support.ts';
@@ -52,19 +53,7 @@ async function judge(
         ? Buffer.from(JSON.stringify(answer.body))
         : Buffer.from(encode(answer.body, { useBigInt64: true })),
   };
-  const env: TargetEnv = {
-    ordersUrl: baseUrl,
-    quotesUrl: baseUrl,
-    capabilities: [],
-    credentials: {},
-    profile: 'smoke',
-    seed: 1,
-    numRuns: 1,
-    strict: false,
-    timeoutMs: 5000,
-    maxRps: 0,
-    expectedProviders: 2,
-  };
+  const env: TargetEnv = { ...OFFLINE_ENV, ordersUrl: baseUrl, quotesUrl: baseUrl, profile: 'smoke', numRuns: 1, timeoutMs: 5000 };
   const t = new CheckContext(
     defineCheck({ name: 'judge-one-answer', service: 'quotes', rules: ['Q-DIST-014'], profile: 'smoke', async run() {} }),
     env,

@@ -48,6 +48,17 @@ describe('withdrawals', () => {
     expect(confirmed.status).toBe(200);
     return dataOf<{ order: Record<string, string> }>(confirmed).order.id!;
   }
+  /** A DCA order whose first swap failed (the swaps fail for its first cycle), with the swaps healthy again. */
+  async function failed(u: U) {
+    const id = await create(u);
+    await scene.target.faults({ swaps: 'fail' });
+    try {
+      await scene.target.advanceClock(3600);
+    } finally {
+      await scene.target.faults({ swaps: 'ok' });
+    }
+    return id;
+  }
   async function cancelled(u: U) {
     const id = await create(u);
     expect((await post(u, `/orders/${id}/cancel`, { withdraw: false })).status).toBe(200);
@@ -227,13 +238,7 @@ describe('withdrawals', () => {
 
   it('an automatic return that finds nothing to send completes with a null withdrawalTxHash', async () => {
     const u = await user();
-    const id = await create(u);
-    await scene.target.faults({ swaps: 'fail' });
-    try {
-      await scene.target.advanceClock(3600);
-    } finally {
-      await scene.target.faults({ swaps: 'ok' });
-    }
+    const id = await failed(u);
     for (const mint of [USDC, SOL]) {
       const built = await post(u, '/withdraw/transaction', { userPubkey: u.pubkey, tokenMint: mint });
       if (built.status === 200)
@@ -248,15 +253,8 @@ describe('withdrawals', () => {
 
   it('automatic return: a failed order after its delay, an expired trigger order at expiry; then ALREADY_WITHDRAWN', async () => {
     const u = await user();
-    const id = await create(u);
-    await scene.target.faults({ swaps: 'fail' });
-    try {
-      await scene.target.advanceClock(3600);
-      expect((await order(u, id)).status).toBe('failed');
-      expect((await order(u, id)).withdrawalStatus).toBe('none');
-    } finally {
-      await scene.target.faults({ swaps: 'ok' });
-    }
+    const id = await failed(u);
+    expect(await order(u, id)).toMatchObject({ status: 'failed', withdrawalStatus: 'none' });
     await scene.target.advanceClock(10 * 60);
     const returned = await order(u, id);
     expect(returned).toMatchObject({ withdrawalStatus: 'completed' });

@@ -132,6 +132,44 @@ describe(`partner mode: the black-box checks against the staging-like sandbox, n
 });
 
 /**
+ * Checks that need a fresh user's exact balances with `funding` judge, without it, what the partner's wallet's own
+ * steps move within a bracket (suites/orders/steps/partner-balance.ts), and the model checks run a few sequences on it;
+ * each catches its mutant without the control API.
+ */
+const SHARED_WALLET: ReadonlyArray<[string, string, string]> = [
+  ['funding-the-manager-raises-total-balance-and-symbols-resolve-for-sol-usdc-usdt', 'odd-total-balance-one-short', 'OA-BAL-022'],
+  [
+    'wallet-withdrawal-max-with-everything-locked-is-insufficient-available',
+    'wallet-withdrawal-with-everything-locked-is-funds-locked',
+    'OA-WDW-006',
+  ],
+  ['order-withdrawal-after-the-funds-left-is-nothing-to-withdraw', 'order-withdrawal-of-funds-already-gone', 'OA-OWD-016'],
+  ['dca-orders-follow-the-model-through-generated-sequences', 'cancelled-order-reads-active-again', 'OA-STATE-002'],
+];
+const sharedWallet: Check[] = SHARED_WALLET.map(([name]) => allChecks.find((c) => c.name === name)!);
+
+describe("partner mode: exact balances and the model on the partner's shared wallet, no control API", () => {
+  test('judged on the faithful sandbox through the services alone; each mutant caught on its rule', async () => {
+    expect(sharedWallet.every(Boolean)).toBe(true);
+    const [faithful, ...mutated] = await Promise.all([
+      againstSandbox(sharedWallet),
+      ...SHARED_WALLET.map(([name, mutant]) =>
+        againstSandbox(
+          sharedWallet.filter((c) => c.name === name),
+          mutant,
+        ),
+      ),
+    ]);
+    const notPassing = faithful!.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'black-box');
+    expect(notPassing, describeResults(notPassing)).toEqual([]);
+    const missed = SHARED_WALLET.flatMap(([, mutant, rule], i) =>
+      mutated[i]!.some((r) => r.verdict === 'fail' && r.rule === rule) ? [] : [`${mutant} (${rule})\n${describeResults(mutated[i]!)}`],
+    );
+    expect(missed).toEqual([]);
+  }, 120_000);
+});
+
+/**
  * The opt-in rate-limit probe (suites/quotes/blackbox-rate.checks.ts) judges the 429 a burst on the run's own quote key
  * meets, with no control API: the key is one of a small plan (0.25 rps, 15 requests a window) minted on the embedded
  * server, handed to a run that has no control URL. --max-retry-after 1 s, so that the run does not wait out the

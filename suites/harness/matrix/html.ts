@@ -4,6 +4,7 @@ import { escapeControls } from '../terminal.ts';
 import {
   assumptionsLine,
   basisOf,
+  blockedLine,
   checkCounts,
   checkVerdict,
   failureBlock,
@@ -27,6 +28,7 @@ const COLORS: Record<RuleVerdict | 'incomplete' | 'interrupted', string> = {
   interrupted: '#6e7781',
   pass: '#1a7f37',
   fail: '#cf222e',
+  blocked: '#bc4c00',
   'setup-failed': '#9a6700',
   unsupported: '#6e7781',
   skipped: '#6e7781',
@@ -81,7 +83,7 @@ export function renderHtml(m: Matrix): string {
             return (
               `<li class="root">${badge('fail', f.gating ? 'FAIL' : 'fail, not gating')} <a href="#${esc(f.rule)}"><code>${esc(f.rule)}</code></a> in <b>${esc(f.check)}</b>` +
               `${f.failedAt ? ` <code>${esc(f.failedAt)}</code>` : ''}${f.answer ? `<div><code>${esc(f.answer)}</code></div>` : ''}` +
-              `${f.blocked.length ? `<div>${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it: ${esc(f.blocked.join(', '))}</div>` : ''}` +
+              `${f.blocked.length ? `<div>${esc(blockedLine(m, f))}</div>` : ''}` +
               `${details(failureBlock(r ?? {}, f.replay))}</li>`
             );
           })

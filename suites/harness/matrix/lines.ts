@@ -34,7 +34,8 @@ export function assumptionsLine(m: Matrix): string {
 
 /**
  * A check's verdict as a rule's row shows it, so that it agrees with the rule's verdict: a check that failed another rule
- * passed this one when its own assertions held, else it did not judge it; a failure counted in its root says so.
+ * passed this one when its own assertions held, else it did not judge it; a failure counted in its root says so, and is
+ * `blocked` where no root fails this rule.
  */
 export function checkVerdict(row: RuleRow, c: RuleRow['checks'][number]): { verdict: RuleVerdict; text: string } {
   if (c.verdict !== 'fail') return { verdict: c.verdict, text: c.verdict };
@@ -43,7 +44,10 @@ export function checkVerdict(row: RuleRow, c: RuleRow['checks'][number]): { verd
     return c.assertionsHeld
       ? { verdict: 'pass', text: `pass (failed ${c.rule})` }
       : { verdict: 'not-run', text: `not judged (stopped at ${c.rule})` };
-  return { verdict: 'fail', text: c.blockedBy ? `fail, blocked by ${c.blockedBy}` : 'fail' };
+  if (!c.blockedBy) return { verdict: 'fail', text: 'fail' };
+  return row.verdict === 'fail'
+    ? { verdict: 'fail', text: `fail, blocked by ${c.blockedBy}` }
+    : { verdict: 'blocked', text: `blocked by ${c.blockedBy} (not judged)` };
 }
 
 /** The basis column: `documented`, `assumed`, or `documented, exercise assumed: …`. */
@@ -75,7 +79,7 @@ export function tallies(m: Matrix): Array<{ check: string; verdict: Verdict; tot
  * and a rule fails exactly when a check failed naming it.
  */
 export function ruleCounts(m: Matrix): string {
-  const order: RuleVerdict[] = ['pass', 'fail', 'setup-failed', 'unsupported', 'skipped', 'not-run'];
+  const order: RuleVerdict[] = ['pass', 'fail', 'blocked', 'setup-failed', 'unsupported', 'skipped', 'not-run'];
   return order
     .filter((v) => v === 'pass' || v === 'fail' || m.summary.rules[v])
     .map((v) => `${m.summary.rules[v] ?? 0} ${v}`)
@@ -93,7 +97,8 @@ export function gatingLine(m: Matrix): string {
   const n = g.notJudged;
   return (
     `${g.judged} of ${g.rules} gating rules judged (${pct(g.judged, g.rules)}); not judged: ${n.precondition} for a broken precondition, ` +
-    `${n.capability} for a capability the target lacks, ${n.profile} outside the profile, ${n.other} with nothing to judge on this target`
+    `${n.capability} for a capability the target lacks, ${n.profile} outside the profile, ${n.blocked} blocked by another check's failure, ` +
+    `${n.other} with nothing to judge on this target`
   );
 }
 
@@ -111,6 +116,20 @@ function someOf(names: string[], limit = 3): string {
 }
 
 /**
+ * The checks a root cause blocked, every one by name, each with the rule it failed where that is not the root's:
+ * `N checks could not go further because of it: a, b (Q-PARAM-005)`. Nothing is hidden: two defects that gave the same
+ * refusal are both named here.
+ */
+export function blockedLine(m: Matrix, f: FailureRoot): string {
+  const ruleOf = new Map(m.checks.map((r) => [r.check, r.rule]));
+  const named = f.blocked.map((check) => {
+    const rule = ruleOf.get(check);
+    return rule && rule !== f.rule ? `${check} (${rule})` : check;
+  });
+  return `${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it: ${named.join(', ')}`;
+}
+
+/**
  * The failures as the terminal summary shows them: each root cause once, by rule (gating first), the checks that could
  * not go further because of it, and the replay of the first root of each rule (of the first `replays` rules).
  */
@@ -125,11 +144,8 @@ export function failureLines(m: Matrix, replays = 5): string[] {
   for (const [key, roots] of byRule) {
     const named = roots.map((f) => `${f.check}${f.failedAt ? ` (${f.failedAt})` : ''}`);
     lines.push(`${key}: ${named.length === 1 ? named[0] : `${named.length} checks (${someOf(named)})`}`);
-    for (const f of roots.filter((root) => root.blocked.length > 0)) {
-      lines.push(
-        `    ${f.answer ? `${f.answer}: ` : ''}${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it (${someOf(f.blocked)})`,
-      );
-    }
+    for (const f of roots.filter((root) => root.blocked.length > 0))
+      lines.push(`    ${f.answer ? `${f.answer}: ` : ''}${blockedLine(m, f)}`);
     if (n++ < replays) lines.push(`    replay: ${roots[0]!.replay}`);
   }
   if (n > replays) lines.push(`(the replay of every failure is in matrix.md)`);
@@ -137,23 +153,26 @@ export function failureLines(m: Matrix, replays = 5): string[] {
 }
 
 /**
- * Root causes whose answers carry the same status, code and message to different requests (a target rejecting a value
- * every one of them sends): said once, as a hint. They stay separate failures: the requests differ, so each may be a
- * distinct violation.
+ * Root causes that got the same answer (status, code and message) to requests the grouping keeps apart (another path,
+ * service or Accept header; a 5xx): said once, as a hint. They stay separate failures: each may be a distinct violation.
  */
 export function sameAnswerLines(m: Matrix): string[] {
-  const byReply = new Map<string, string[]>();
+  const byReply = new Map<string, { requests: Set<string>; checks: string[] }>();
   for (const f of m.summary.failures ?? []) {
-    const reply = f.answer?.slice(f.answer.lastIndexOf(' -> ') + 4);
-    if (!reply || !/^\d+ /.test(reply)) continue;
-    byReply.set(reply, [...(byReply.get(reply) ?? []), f.check]);
+    const at = f.answer?.lastIndexOf(' -> ') ?? -1;
+    const reply = f.answer?.slice(at + 4);
+    if (at < 0 || !reply || !/^\d+ /.test(reply)) continue;
+    const seen = byReply.get(reply) ?? { requests: new Set<string>(), checks: [] };
+    seen.requests.add(f.answer!.slice(0, at));
+    seen.checks.push(f.check);
+    byReply.set(reply, seen);
   }
   return [...byReply]
-    .filter(([, checks]) => checks.length > 1)
+    .filter(([, seen]) => seen.requests.size > 1)
     .map(
-      ([reply, checks]) =>
+      ([reply, { checks }]) =>
         `note: ${checks.length} of these failures got the same answer, ${reply}, to different requests (${someOf(checks)}): ` +
-        'perhaps one defect; each is reported, as the requests differ',
+        'perhaps one defect; each is reported (another path, service or Accept header, or not a 4xx error refusal)',
     );
 }
 
@@ -172,7 +191,7 @@ export function checkCounts(m: Matrix): string {
 /** A failed check's failure block as the reports show it: its message, then its replay (or the root that blocked it). */
 export function failureBlock(r: { message?: string; blockedBy?: string }, replay?: string): string {
   return [
-    ...(r.blockedBy ? [`BLOCKED by check "${r.blockedBy}": the same rule failed on the same answer there (the root cause)`] : []),
+    ...(r.blockedBy ? [`BLOCKED by check "${r.blockedBy}": it got the same failing answer there (the root cause)`] : []),
     r.message ?? '',
     ...(replay ? [`  replay:     ${replay}`] : []),
   ].join('\n');

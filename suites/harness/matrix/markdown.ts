@@ -4,6 +4,7 @@ import { escapeControls } from '../terminal.ts';
 import {
   assumptionsLine,
   basisOf,
+  blockedLine,
   checkCounts,
   checkVerdict,
   failureBlock,
@@ -81,12 +82,8 @@ export function renderMarkdown(m: Matrix): string {
       lines.push(
         `### ${f.rule} (${rule?.level}, ${rule?.basis}${f.gating ? ', gating' : ', not gating'}) — ${f.check}`,
         '',
-        ...(f.blocked.length
-          ? [
-              `${f.blocked.length} check${f.blocked.length === 1 ? '' : 's'} could not go further because of it: ${f.blocked.join(', ')}.`,
-              '',
-            ]
-          : []),
+        ...(f.answer ? [`\`${f.answer.replace(/`/g, "'")}\``, ''] : []),
+        ...(f.blocked.length ? [`${blockedLine(m, f)}.`, ''] : []),
         '```',
         failureBlock(r ?? {}, f.replay),
         '```',

@@ -39,20 +39,40 @@ function rootRank(r: CheckResult): number {
 }
 
 /**
- * One defect, one failure: failed checks whose failing answers are the same (failure.ts failingAnswer: the same rule,
- * request, status, code and message) are one root cause. The root is kept; the others are marked `blockedBy` it. Marks
- * made before (a merged shard's matrix.json) are made again over all the results.
+ * The root of a group first, so that its replay reproduces the defect with the least: by rootRank, then the simplest
+ * request (fewest query parameters, shortest body), then a check that did not need the control API, then by name.
+ */
+function rootFirst(a: CheckResult, b: CheckResult): number {
+  const [x, y] = [a.failingAnswer?.refusal, b.failingAnswer?.refusal];
+  const control = (r: CheckResult) => (r.judgedThrough === 'control' ? 1 : 0);
+  return (
+    rootRank(a) - rootRank(b) ||
+    (x?.queryParams ?? 0) - (y?.queryParams ?? 0) ||
+    (x?.bodyLength ?? 0) - (y?.bodyLength ?? 0) ||
+    control(a) - control(b) ||
+    (a.check < b.check ? -1 : a.check > b.check ? 1 : 0)
+  );
+}
+
+/**
+ * One defect, one failure: failed checks whose failing answers are the same (failure.ts failingAnswer) are one root
+ * cause. The same error refusal (a 4xx with the same code and message to the same method, path and Accept header) groups
+ * whatever the rules and the rest of the requests; any other answer groups only with the same rule on the same request
+ * (a 200 judged wrong by two rules is two violations). The root is kept; the others are marked `blockedBy` it (their
+ * verdict stays `fail`: only the reports' attribution changes). Marks made before (a merged shard's matrix.json) are made
+ * again over all the results, and the root does not depend on their order.
  */
 export function groupFailures(results: CheckResult[], run: RunInfo): CheckResult[] {
   const fresh = results.map(({ blockedBy: _blocked, replay: _replay, ...r }): CheckResult => r);
   const groups = new Map<string, CheckResult[]>();
   for (const r of fresh) {
     if (r.verdict !== 'fail' || !r.failingAnswer) continue;
-    groups.set(r.failingAnswer.key, [...(groups.get(r.failingAnswer.key) ?? []), r]);
+    const key = r.failingAnswer.refusal ? `refusal ${r.failingAnswer.refusal.key}` : `answer ${r.failingAnswer.key}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const rootOf = new Map<CheckResult, string>();
   for (const members of groups.values()) {
-    const [root, ...others] = [...members].sort((a, b) => rootRank(a) - rootRank(b));
+    const [root, ...others] = [...members].sort(rootFirst);
     for (const other of others) rootOf.set(other, root!.check);
   }
   return fresh.map((r) => {
@@ -72,7 +92,10 @@ export function failureRoots(results: CheckResult[]): FailureRoot[] {
       ...(r.failingAnswer ? { answer: r.failingAnswer.line } : {}),
       ...(r.failedAt ? { failedAt: r.failedAt } : {}),
       replay: r.replay ?? '',
-      blocked: results.filter((b) => b.blockedBy === r.check && b.rule === r.rule).map((b) => b.check),
+      blocked: results
+        .filter((b) => b.blockedBy === r.check)
+        .map((b) => b.check)
+        .sort(),
     }))
     .sort((a, b) => Number(b.gating) - Number(a.gating) || b.blocked.length - a.blocked.length);
 }

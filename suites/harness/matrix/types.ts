@@ -4,7 +4,11 @@ import type { Unjudged } from '../preconditions.ts';
 import type { CheckResult, JudgedThrough } from '../runner.ts';
 import type { BrokenPrecondition, Capability, Profile, Verdict } from '../types.ts';
 
-export type RuleVerdict = Verdict | 'not-run' | 'uncovered';
+/**
+ * A rule's verdict: a check's verdict, `not-run`, `uncovered`, or `blocked`: its only failures are blocked by another
+ * check's failure (the same refusal, root-cause.ts), which is the root cause; the rule was not judged on its own.
+ */
+export type RuleVerdict = Verdict | 'blocked' | 'not-run' | 'uncovered';
 
 export interface RunInfo {
   startedAt: string;
@@ -45,7 +49,7 @@ export interface PreconditionRow extends Unjudged {
 export interface GatingCoverage {
   rules: number;
   judged: number;
-  notJudged: { profile: number; capability: number; precondition: number; other: number };
+  notJudged: { profile: number; capability: number; precondition: number; blocked: number; other: number };
 }
 
 export interface RuleRow {
@@ -100,9 +104,10 @@ export interface CoverageRow {
 }
 
 /**
- * One root cause: a failure of `rule` on one answer, and the checks that failed the same rule on the same answer (same
- * request, status, code and message; failure.ts failingAnswer), which could not go further because of it. Only
- * identical failing exchanges of the same rule group: a distinct violation is always a root of its own.
+ * One root cause: a failure of `rule` on one answer, and the checks that could not go further because of it
+ * (root-cause.ts): those that got the same error refusal (same service, method, path, Accept, 4xx status, code and
+ * message), whatever their rules, and those that failed the same rule on the same request and answer. Any other answer
+ * (a 5xx, a 200 with a wrong body, an error without code or message) is a root of its own for each rule and request.
  */
 export interface FailureRoot {
   rule: string;
@@ -116,7 +121,7 @@ export interface FailureRoot {
 }
 
 /** The version of matrix.json's shape (specs/matrix.schema.json); raised on a change a reader must know about. */
-export const MATRIX_SCHEMA_VERSION = 1;
+export const MATRIX_SCHEMA_VERSION = 2;
 
 export interface Matrix {
   schemaVersion: number;
@@ -134,7 +139,7 @@ export interface Matrix {
     gatingFailures: number;
     /** failed checks that are root causes and do not gate */
     nonGatingFailures: number;
-    /** failed checks blocked by the same failure of another check (FailureRoot) */
+    /** failed checks blocked by the same failing answer of another check, their root cause (FailureRoot) */
     blocked: number;
     /** each root cause once: gating first, then those that blocked the most checks */
     failures: FailureRoot[];
@@ -156,7 +161,7 @@ export interface Matrix {
 }
 
 /** The rule verdicts in the order the reports list them: failures first. */
-export const VERDICT_ORDER: RuleVerdict[] = ['fail', 'pass', 'setup-failed', 'unsupported', 'skipped', 'not-run', 'uncovered'];
+export const VERDICT_ORDER: RuleVerdict[] = ['fail', 'blocked', 'pass', 'setup-failed', 'unsupported', 'skipped', 'not-run', 'uncovered'];
 
 export interface BuildOptions {
   stopped?: Stopped;

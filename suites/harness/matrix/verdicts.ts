@@ -38,11 +38,17 @@ export function citingResults(rule: Rule, results: CheckResult[]): CheckResult[]
   return results.filter((r) => ids.some((id) => r.rules.includes(id)));
 }
 
+/**
+ * A rule fails when a check failed on it and is a root cause; when its only failures are blocked by another check's
+ * (root-cause.ts), the rule is `blocked`: that root is the failure, this rule was not judged on its own.
+ */
 export function ruleVerdict(rule: Rule, results: CheckResult[], covered: boolean): RuleVerdict {
   if (!covered) return 'uncovered';
   const ids = decidingIds(rule);
   const citing = citingResults(rule, results);
-  if (citing.some((r) => r.verdict === 'fail' && r.rule !== undefined && ids.includes(r.rule))) return 'fail';
+  const failedOnIt = citing.filter((r) => r.verdict === 'fail' && r.rule !== undefined && ids.includes(r.rule));
+  if (failedOnIt.some((r) => !r.blockedBy)) return 'fail';
+  if (failedOnIt.length > 0) return 'blocked';
   if (citing.length === 0) return 'not-run';
   // A check that failed on another rule decided this one only if its own assertions all held.
   if (citing.some((r) => r.verdict === 'fail' && r.assertionsHeld)) return 'pass';
@@ -114,13 +120,18 @@ export function preconditionRows(results: CheckResult[], run: RunInfo, stopped: 
 
 export function gatingCoverage(ruleRows: RuleRow[], results: CheckResult[], strict: boolean): GatingCoverage {
   const { rules } = loadCatalogue();
-  const coverage: GatingCoverage = { rules: 0, judged: 0, notJudged: { profile: 0, capability: 0, precondition: 0, other: 0 } };
+  const coverage: GatingCoverage = {
+    rules: 0,
+    judged: 0,
+    notJudged: { profile: 0, capability: 0, precondition: 0, blocked: 0, other: 0 },
+  };
   for (const row of ruleRows) {
     if (row.level !== 'must' || (!strict && row.basis !== 'documented')) continue;
     const citing = citingResults(rules.get(row.id)!, results);
     if (citing.length === 0) continue;
     coverage.rules++;
     if (row.verdict === 'pass' || row.verdict === 'fail') coverage.judged++;
+    else if (row.verdict === 'blocked') coverage.notJudged.blocked++;
     else if (citing.some((r) => r.notJudged === 'precondition')) coverage.notJudged.precondition++;
     else if (citing.some((r) => r.notJudged === 'capability')) coverage.notJudged.capability++;
     else if (citing.some((r) => r.notJudged === 'profile')) coverage.notJudged.profile++;

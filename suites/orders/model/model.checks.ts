@@ -2,7 +2,8 @@ import { defineCheck, type CheckContext } from '../../harness/check.ts';
 import { modelRun } from '../../harness/model-run.ts';
 import { commandsOf } from './commands.ts';
 import { modelRunCount } from './run-count.ts';
-import { setup, type Family } from './model.ts';
+import { type Family, type Model, type Real, release, setup } from './model.ts';
+import { Unsupported } from '../../harness/failure.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 import { USER_ORDER_RULES } from '../steps/invariant-rules.ts';
 
@@ -12,6 +13,12 @@ import { USER_ORDER_RULES } from '../steps/invariant-rules.ts';
  * with a read of every order and of the balance after each step, judged against the model (model.ts), and the
  * passive order invariants (order-invariants.ts) on every read. A failing sequence (a spec violation included) is
  * shrunk and printed with the seed and its HTTP calls (suites/harness/model-run.ts).
+ *
+ * Without `funding` (partner mode) the DCA and trigger families run on the partner's wallet (TEST_WALLET_SECRET_KEY):
+ * a few runs (run-count.ts), each releasing what the one before left (model.ts release), in real time (no clock, price
+ * or fault commands apply), judging what the order reads show (OA-STATE-002, -013, -014, -015, OA-RESUME-001, OA-OWD-002,
+ * -005, -006, OA-BAL-007); withdrawalPending (OA-BAL-014, OA-OWD-003, -007, -011) is judged only on a user of its own.
+ * The slice family needs a fresh user for each run.
  */
 
 /** The model's facts every family's model run judges; it cites the passive order invariants (USER_ORDER_RULES) too. */
@@ -38,10 +45,25 @@ function familyModel(family: Family, name: string) {
     service: 'orders',
     rules: [...MODEL_RULES, ...USER_ORDER_RULES],
     profile: 'full',
-    needs: ['funding'],
     alone: true,
     async run(t: CheckContext) {
-      await modelRun(t, commandsOf(family, MAX_COMMANDS), () => setup(t, family), await modelRunCount(t));
+      if (family === 'slice' && !t.control.has('funding'))
+        throw new Unsupported(
+          "funding (a fresh user for each sequence: a user runs one slice order at a time, and one runs for minutes and cannot be cancelled, so sequences on the partner's wallet would each wait for the last)",
+        );
+      // Without `funding` the runs share the partner's wallet: each releases what the one before left (model.ts release).
+      let last: { model: Model; real: Real } | undefined;
+      const releaseLast = async () => {
+        if (last) await release(last.model, last.real);
+        last = undefined;
+      };
+      t.defer(releaseLast);
+      const fresh = async () => {
+        await releaseLast();
+        last = await setup(t, family);
+        return last;
+      };
+      await modelRun(t, commandsOf(family, MAX_COMMANDS), fresh, await modelRunCount(t));
     },
   });
 }

@@ -19,8 +19,10 @@ import {
   postIntent,
   signedDeposit,
   TERMINAL_STATUSES,
+  usdc,
 } from '../orders.ts';
 import { expectOrderInvariants, isSignature } from '../order-invariants.ts';
+import { withdrawAvailable } from '../steps/partner-balance.ts';
 import { previewedAmount } from '../steps/withdrawals.ts';
 import { rateLimited, validateAgainstSpec } from '../users.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
@@ -101,6 +103,11 @@ export interface Model {
 export interface Real {
   readonly t: CheckContext;
   readonly user: Funded;
+  /**
+   * The user is the partner's shared wallet (no `funding`, users.ts testWallet): other orders of the wallet (the run's
+   * other checks', the partner's own) move its balance rows too, so withdrawalPending is not the model's alone.
+   */
+  readonly shared: boolean;
   /** The output mint of the run's orders: a mint of its own when the target prices mints, so moving it disturbs nobody. */
   readonly outputMint: string;
 }
@@ -125,6 +132,8 @@ const INT = /^(0|[1-9][0-9]*)$/;
  */
 export const DCA_FREQUENCY = 600;
 const DCA_CONFIG = { cycleFrequencySeconds: DCA_FREQUENCY, totalAmount: String(6n * BigInt(DCA_PER_CYCLE)) };
+/** On the partner's wallet (no clock: no cycle falls due within a run) the smallest DCA order of two cycles. */
+const SHARED_DCA_CONFIG = { cycleFrequencySeconds: DCA_FREQUENCY, totalAmount: String(2n * BigInt(DCA_PER_CYCLE)) };
 /**
  * Trigger prices scaled by 6 decimals (output per input, whole tokens). With USDC in and the run's own mint out at
  * 1 USD the pair is 1.0: the stop at 0.5 fires once the mint is worth 2 USD, the take-profit at 2.0 once it is worth
@@ -139,9 +148,10 @@ const OWN_MINT_CONFIG: Record<OrderType, Record<string, unknown>> = {
   slice: {},
 };
 
-function requestFor(type: OrderType, outputMint: string): IntentRequest {
-  const config = outputMint === NATIVE_MINT ? (type === 'dca' ? DCA_CONFIG : {}) : OWN_MINT_CONFIG[type];
-  return intentRequest(type, { outputMint, config });
+function requestFor(type: OrderType, r: Pick<Real, 'outputMint' | 'shared'>): IntentRequest {
+  const dca = r.shared ? SHARED_DCA_CONFIG : DCA_CONFIG;
+  const config = r.outputMint === NATIVE_MINT ? (type === 'dca' ? dca : {}) : OWN_MINT_CONFIG[type];
+  return intentRequest(type, { outputMint: r.outputMint, config });
 }
 
 export const served = (m: Readonly<Model>, operation: string) => !m.unserved.has(operation);
@@ -211,17 +221,33 @@ export async function setup(t: CheckContext, family: Family): Promise<{ model: M
     await t.control.setPrice(outputMint, '1');
   }
   const model: Model = { family, orders: [], unserved: new Set(), can, created: new Map() };
-  const real: Real = { t, user, outputMint };
+  const real: Real = { t, user, outputMint, shared: !t.control.has('funding') };
   const first = family === 'trigger' ? 'stop_loss' : family;
-  const created = await createOrder(t, user, requestFor(first, outputMint));
+  const created = await createOrder(t, user, requestFor(first, real));
   model.orders.push(modelOf(model, first, created.order));
   await observe(model, real);
   return { model, real };
 }
 
+/**
+ * Between the runs of a model check on the partner's shared wallet (no `funding`): what the previous run left is
+ * released, so that the wallet's funds in orders stay those of one run: its running orders cancelled without
+ * withdrawal, its pending order-level withdrawals abandoned, then the manager's available USDC withdrawn to the wallet
+ * at wallet level (one signature, counted against --budget-lamports). Best effort: the end-of-run cleanup withdraws
+ * whatever stays (cleanup.ts). With `funding` each run has a fresh user of its own and nothing is released.
+ */
+export async function release(m: Model, r: Real): Promise<void> {
+  if (!r.shared) return;
+  for (const o of m.orders) {
+    if (!isTerminal(o)) await call(m, r, 'POST', `/orders/${o.id}/cancel`, { withdraw: false });
+    if (withdrawing(o)) await call(m, r, 'POST', `/orders/${o.id}/withdraw/abandon`, {});
+  }
+  await withdrawAvailable(r.t, r.user, usdc());
+}
+
 /** Intent -> sign -> confirm as a command: an order the target does not create (a lost slice race) is not added. */
 export async function addOrder(m: Model, r: Real, type: OrderType): Promise<void> {
-  const intent = await postIntent(r.t, r.user.sub, requestFor(type, r.outputMint));
+  const intent = await postIntent(r.t, r.user.sub, requestFor(type, r));
   const data = dataOf(intent);
   if (!is2xx(intent) || typeof data?.transaction !== 'string') return;
   const confirm = await postConfirm(r.t, r.user.sub, {
@@ -379,6 +405,11 @@ async function judgeBalances(m: Model, r: Real, everyOrderRead: boolean): Promis
       received: row,
       exchange: ex,
     });
+  }
+  // On the partner's shared wallet another order's withdrawal may hold withdrawalPending: judged on a user of its own.
+  if (r.shared) {
+    m.withdrawalPending = pending;
+    return;
   }
   if (everyOrderRead && !m.orders.some(withdrawing)) {
     const held = [...pending].filter(([, value]) => value !== 0n);

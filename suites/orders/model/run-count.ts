@@ -14,9 +14,23 @@ const LEAST_RUNS = 3;
  * The runs of a family: all of them against the embedded server (`hostileInputs` absent or `every`; the mutant
  * self-test relies on every run) and on a given target with short round trips; on a given target whose median round
  * trip would make them last longer than FAMILY_BUDGET_MS, as many as fit (at least LEAST_RUNS), said in a note of the
- * check (matrix.json, junit.xml) so that the user knows the judgement rests on fewer sequences.
+ * check (matrix.json, junit.xml) so that the user knows the judgement rests on fewer sequences. Without the funding
+ * capability at most SHARED_WALLET_RUNS, said in a note too.
  */
 export async function modelRunCount(t: CheckContext): Promise<number> {
+  const n = await sizedRunCount(t);
+  if (t.control.has('funding') || n <= SHARED_WALLET_RUNS) return n;
+  t.note(
+    `model runs: ${SHARED_WALLET_RUNS} of ${n}: without the funding capability every run deposits from the partner's wallet ` +
+      '(the smallest orders, released before the next run); a target offering funding runs them all on fresh users',
+  );
+  return SHARED_WALLET_RUNS;
+}
+
+/** Without `funding`, the runs of a family on the partner's wallet: each deposits up to MAX_ORDERS small orders. */
+const SHARED_WALLET_RUNS = 6;
+
+async function sizedRunCount(t: CheckContext): Promise<number> {
   const all = allRuns(t);
   if (t.env.hostileInputs !== 'per-branch') return all;
   let rtt = medianRoundTripMs(5);

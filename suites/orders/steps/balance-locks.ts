@@ -4,6 +4,7 @@ import type { Exchange } from '../../harness/exchange.ts';
 import { isObject } from '../../shared/values.ts';
 import { createOrder, INT, intentRequest, intentUser, type Created, type Funded, type OrderType } from '../orders.ts';
 import { asUser } from '../users.ts';
+import { userSlice } from './reads.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
@@ -49,7 +50,9 @@ export const LOCKS: Record<string, { rule: RuleId; input: (order: Row, created: 
 /**
  * Judges the lock of the user's one active (or running) order on its input mint: an entry for the order, and
  * lockedForFutureTxns equal to its unspent input when the fields needed are integer strings (a slice without
- * amountSpent: only the entry, UNKNOWNS O2). Returns the row, the entry and the unspent input it judged.
+ * amountSpent: only the entry, UNKNOWNS O2). On the partner's shared wallet (no `funding`) the order is not the only
+ * lock on its input mint: the order's own entry must carry that amount instead. Returns the row, the entry and the
+ * unspent input it judged.
  */
 export function expectUnspentInputLocked(
   t: CheckContext,
@@ -75,8 +78,11 @@ export function expectUnspentInputLocked(
     return { input, lock };
   }
   const unspent = BigInt(String(base)) - BigInt(String(spent));
-  t.expect(rule, lock !== undefined && input?.lockedForFutureTxns === unspent.toString(), {
-    documented: `while the ${String(order.status)} ${type} order is the only lock on ${String(order.inputMint)}, lockedForFutureTxns is ${what} = ${String(base)} - ${String(spent)} = ${unspent}, with an entry for the order`,
+  const whole = t.control.has('funding');
+  t.expect(rule, lock !== undefined && (whole ? input?.lockedForFutureTxns : lock.amount) === unspent.toString(), {
+    documented: whole
+      ? `while the ${String(order.status)} ${type} order is the only lock on ${String(order.inputMint)}, lockedForFutureTxns is ${what} = ${String(base)} - ${String(spent)} = ${unspent}, with an entry for the order`
+      : `the ${String(order.status)} ${type} order's lockedBreakdown entry on ${String(order.inputMint)} locks ${what} = ${String(base)} - ${String(spent)} = ${unspent} (the partner's wallet holds other orders' locks there too)`,
     received: input ?? '(no row for its input mint)',
     exchange: ex,
   });
@@ -110,9 +116,17 @@ export async function currentOrder(t: CheckContext, sub: string, created: Create
   return is2xx(ex) && isObject(order) ? order : created.order;
 }
 
-/** An active order of `type` for a fresh funded user; undefined when the target does not create the type (404) or rejects its assumed template (400 VALIDATION_ERROR). */
-export async function activeOrderOf(t: CheckContext, type: OrderType): Promise<{ user: Funded; created: Created } | undefined> {
-  const user = await intentUser(t, true);
+/**
+ * An active order of `type` for a fresh funded user (or `user`); undefined when the target does not create the type
+ * (404) or rejects its assumed template (400 VALIDATION_ERROR). Without `funding` the user is the partner's wallet,
+ * whose slice order is the run's one (reads.ts userSlice: a user runs one slice at a time).
+ */
+export async function activeOrderOf(
+  t: CheckContext,
+  type: OrderType,
+  user?: Funded,
+): Promise<{ user: Funded; created: Created } | undefined> {
+  user ??= await intentUser(t, true);
   const request = intentRequest(type);
   const probe = await t.orders.request({
     method: 'POST',
@@ -128,6 +142,10 @@ export async function activeOrderOf(t: CheckContext, type: OrderType): Promise<{
       `${type}: POST /orders/intent answered ${probe.response.status} ${String(code)} to the assumed template (UNKNOWNS O7): its locks are not judged`,
     );
     return undefined;
+  }
+  if (type === 'slice' && !t.control.has('funding')) {
+    const created = await userSlice(t, user);
+    return created && { user, created };
   }
   return { user, created: await createOrder(t, user, request) };
 }

@@ -36,14 +36,19 @@ export function otherOrdersLocked(row: Row | undefined, own: readonly string[]):
 
 /**
  * Starts a bracket on the partner's shared wallet (see above); the function it returns ends it, skipping the check when
- * another order's lock moved in between. `own`: the ids of the orders the check made.
+ * another order's lock moved in between. `own`: the ids of the orders the check made; `made`, given at the end: those
+ * it made inside the bracket (they had no lock at its start).
  */
-export async function othersBracket(t: CheckContext, user: Funded, own: readonly string[] = []): Promise<() => Promise<void>> {
+export async function othersBracket(
+  t: CheckContext,
+  user: Funded,
+  own: readonly string[] = [],
+): Promise<(made?: readonly string[]) => Promise<void>> {
   if (t.control.has('funding')) return async () => {};
-  const read = async () => otherLocks(dataOf(await asUser(t, user.sub, { path: '/me/balance' })), own);
-  const before = await read();
-  return async () => {
-    const after = await read();
+  const read = async (mine: readonly string[]) => otherLocks(dataOf(await asUser(t, user.sub, { path: '/me/balance' })), mine);
+  const before = await read(own);
+  return async (made = []) => {
+    const after = await read([...own, ...made]);
     if (after !== before)
       t.skip(
         "another order of the partner's shared wallet moved funds during the check (its lockedBreakdown changed): " +

@@ -1,6 +1,7 @@
 import type fc from 'fast-check';
 import { dataOf, is2xx } from '../../../harness/answers.ts';
 import { isObject } from '../../../shared/values.ts';
+import { SIGNATURE_LAMPORTS, spendLamports } from '../../lamports.ts';
 import { signedWithdrawal } from '../../orders.ts';
 import { call, heldWithdrawal, isTerminal, observe, orderPreferring, served, withdrew, type Model, type Real } from '../model.ts';
 
@@ -31,6 +32,7 @@ export class WithdrawOrder implements fc.AsyncCommand<Model, Real> {
       typeof data.transaction === 'string' &&
       served(m, 'POST /orders/{orderId}/withdraw/confirm')
     ) {
+      if (r.shared) spendLamports(r.t, SIGNATURE_LAMPORTS, 'an order-level withdrawal');
       const signedTransaction = signedWithdrawal({ ex: built!, base64: data.transaction }, r.user);
       const confirmed = await call(m, r, 'POST', `/orders/${order.id}/withdraw/confirm`, { signedTransaction });
       if (confirmed && is2xx(confirmed)) withdrew(order, { kind: 'confirm', from, signedTransaction });
