@@ -3,8 +3,9 @@
  * default --max-concurrency) against two targets, side by side: the embedded reference server (0 ms), and the reference
  * server started here with 100-300 ms added to every request (`--latency-ms 100-300` of `npm run serve`), as a given
  * target with --max-rps 0 (so one hostile input per validation branch, suites/shared/hostile.ts). Per run: wall time,
- * requests, rules judged (pass or fail), requests per judged rule, checks that ran, the exit code. Then the throughput
- * of the generated validators.
+ * requests, rules judged (pass or fail), requests per judged rule, checks that ran, the exit code, and the end-of-run
+ * cleanup of a full run (from the CLI's progress lines: the last order area done to the end of the order file). Then
+ * the throughput of the generated validators.
  *
  * BENCH_TARGETS (embedded, latency) and BENCH_PROFILES (smoke, readonly, full), comma-separated, choose the runs
  * (default: all). Bounded: each run against the latency target stops at --max-duration (BENCH_MAX_DURATION seconds, default 300: the
@@ -38,6 +39,8 @@ interface Row {
   profile: string;
   code: number | 'killed';
   wallMs: number;
+  /** The cleanup after the last order check (full runs), about; undefined when the lines did not show it. */
+  cleanupMs?: number;
   requests: number;
   judged: number;
   ran: number;
@@ -45,19 +48,38 @@ interface Row {
   bounded?: string;
 }
 
-/** One CLI run; killed `killAfterMs` after it started, if given. */
-function conformance(args: string[], killAfterMs?: number): Promise<{ code: number | 'killed'; wallMs: number }> {
+/**
+ * One CLI run; killed `killAfterMs` after it started, if given. Its output is a CI log (not a terminal): a line per area
+ * as it completes (bin/reporters/progress.ts), and vitest's line of each file as it ends.
+ */
+function conformance(args: string[], killAfterMs?: number): Promise<{ code: number | 'killed'; wallMs: number; cleanupMs?: number }> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
   );
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let lastOrderArea: number | undefined;
+    let orderFileEnd: number | undefined;
+    let partial = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (/^conformance: orders\/\S+ done/.test(line)) lastOrderArea = performance.now();
+        else if (/suites\/orders\/orders\.test\.ts/.test(line) && orderFileEnd === undefined) orderFileEnd = performance.now();
+      }
+    });
     let killed = false;
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => ((killed = true), child.kill('SIGKILL')), killAfterMs);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: killed ? 'killed' : (code ?? -1), wallMs: performance.now() - started });
+      const cleanupMs = lastOrderArea !== undefined && orderFileEnd !== undefined ? orderFileEnd - lastOrderArea : undefined;
+      resolve({ code: killed ? 'killed' : (code ?? -1), wallMs: performance.now() - started, cleanupMs });
     });
   });
 }
@@ -93,14 +115,14 @@ async function measure(target: string, profile: string, args: string[], bound?: 
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 console.log('conformance runs, --max-concurrency default (8), default --num-runs, seed 1');
-console.log('target               profile   exit    wall      requests  rules judged  requests/rule  checks run');
+console.log('target               profile   exit    wall      requests  rules judged  requests/rule  checks run  cleanup');
 const rows: Row[] = [];
 /** Each row as soon as it is measured: a bench stopped half-way still shows what it measured. */
 function print(r: Row): void {
   rows.push(r);
   console.log(
     `${r.target.padEnd(20)} ${r.profile.padEnd(9)} ${String(r.code).padEnd(7)} ${seconds(r.wallMs).padStart(8)}  ${String(r.requests).padStart(8)}  ` +
-      `${String(r.judged).padStart(12)}  ${(r.judged ? r.requests / r.judged : 0).toFixed(1).padStart(13)}  ${String(r.ran).padStart(10)}`,
+      `${String(r.judged).padStart(12)}  ${(r.judged ? r.requests / r.judged : 0).toFixed(1).padStart(13)}  ${String(r.ran).padStart(10)}  ${r.profile === 'full' && r.cleanupMs !== undefined ? seconds(r.cleanupMs).padStart(8) : ''}`,
   );
 }
 for (const profile of TARGETS.includes('embedded') ? RUN_PROFILES : []) print(await measure('embedded, 0 ms', profile, []));

@@ -340,6 +340,16 @@ function selectedChecks(groups: Record<string, Check[]>, grep: string | undefine
   );
 }
 
+/**
+ * The vitest files to start: those of the services of the checks the run selected (suites/<service>/<service>.test.ts;
+ * a selected check outside the profile too, since it reports so). A file none of whose checks is selected would only
+ * load the suite in a worker of its own to skip them all (its hooks, the orders file's cleanup among them, do not run
+ * when every test is skipped).
+ */
+function testFiles(inRun: readonly Check[]): string[] {
+  return [...new Set(inRun.map((c) => c.service))].sort().map((service) => `suites/${service}/${service}.test.ts`);
+}
+
 function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
@@ -604,6 +614,13 @@ export async function execute(options: CliOptions): Promise<number> {
     // share the target's state still run alone (suites/harness/schedule.ts).
     process.env.CONFORMANCE_CHECK_SLOTS = String(checkSlots(target.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
     const { startVitest } = await import('vitest/node');
+    // The CLI's reporters as instances, from the modules this process has loaded already (the suite among them): given
+    // as paths, vitest would transform and load the whole suite a second time in this process.
+    const [{ default: ProgressReporter }, { default: UnfinishedChecksReporter }, { default: MatrixReporter }] = await Promise.all([
+      import('./reporters/progress.ts'),
+      import('./reporters/unfinished.ts'),
+      import('./reporters/matrix-reporter.ts'),
+    ]);
     // Ctrl-C: the run is cancelled (the check under way finishes, the rest are skipped) and the cleanup of what it
     // created still runs; a second Ctrl-C quits at once.
     let running: { cancelCurrentRun(reason: 'keyboard-input'): Promise<void> } | undefined;
@@ -633,7 +650,7 @@ export async function execute(options: CliOptions): Promise<number> {
       void running?.cancelCurrentRun('keyboard-input');
     };
     const deadlineTimer = deadlineAt === undefined ? undefined : setTimeout(onDeadline, Math.max(0, deadlineAt - Date.now()));
-    const vitest = await startVitest('test', [], {
+    const vitest = await startVitest('test', testFiles(inRun), {
       root: ROOT,
       project: 'conformance',
       // The target, credentials included, reaches the workers the way vitest passes data to them (inject('target')),
@@ -645,20 +662,17 @@ export async function execute(options: CliOptions): Promise<number> {
         'default',
         ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
         // A line per area as it completes when stdout is not a terminal (CI logs).
-        join(ROOT, 'bin/reporters/progress.ts'),
+        new ProgressReporter(),
         // Before the matrix: a check that timed out or died with its worker is a failure in it (unfinished.ts).
-        join(ROOT, 'bin/reporters/unfinished.ts'),
+        new UnfinishedChecksReporter(),
         // The matrix and junit.xml, from the same results.
-        [
-          join(ROOT, 'bin/reporters/matrix-reporter.ts'),
-          {
-            reportDir: options.reportDir,
-            run,
-            version: VERSION,
-            deadlineAt,
-            selected: inRun.map((c) => c.name),
-          },
-        ],
+        new MatrixReporter({
+          reportDir: options.reportDir,
+          run,
+          version: VERSION,
+          deadlineAt,
+          selected: inRun.map((c) => c.name),
+        }),
         {
           onInit: (instance: NonNullable<typeof running>) => {
             running = instance;

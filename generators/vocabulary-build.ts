@@ -1,13 +1,14 @@
 // specs/rules/*.yaml, specs/capabilities.yaml and the services' OpenAPI documents -> generators/out/rule-ids.ts (the
 // `RuleId` union), generators/out/capabilities.ts (the closed capability list), generators/out/pubkey-positions.ts
-// (where the quote service's answers carry public keys) and generators/out/order-enums.ts (the order service's order
-// types and statuses). Each file starts with the generated-code header: its
+// (where the quote service's answers carry public keys), generators/out/order-enums.ts (the order service's order
+// types and statuses) and generators/out/catalogue.jsonc (the rule catalogue as JSON, catalogue-build.ts). Each file starts with the generated-code header: its
 // sources with their sha256 and this generator's own sha256; a file whose header differs from the one the current
 // sources give is stale (no parsing needed to tell).
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { CATALOGUE_BUILD_FILE, CATALOGUE_FILE, catalogueJson, ruleFiles } from './catalogue-build.js';
 import { ROOT, displayPath } from './config.js';
 import { sha256 } from './stamp.js';
 
@@ -53,6 +54,8 @@ interface VocabularyFile {
 }
 
 const FILES: readonly VocabularyFile[] = [
+  // The rule catalogue as JSON after the header (catalogue-build.ts, which shapes it, is among its sources).
+  { name: CATALOGUE_FILE, sources: () => [...ruleFiles(RULES_DIR), CATALOGUE_BUILD_FILE], body: catalogueJson },
   {
     name: 'rule-ids.ts',
     sources: () =>

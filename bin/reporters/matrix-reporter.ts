@@ -8,7 +8,7 @@ import { completeAllureResults } from './allure-results.ts';
 import { buildMatrix, writeMatrix, type RunInfo, type Stopped } from '../../suites/harness/matrix.ts';
 import { deadlineUnjudged } from '../../suites/harness/preconditions.ts';
 import { redact, registerCredentials } from '../../suites/harness/redact.ts';
-import type { CheckResult } from '../../suites/harness/runner.ts';
+import { type CheckResult, notRunResult } from '../../suites/harness/runner.ts';
 import { escapeControls } from '../../suites/harness/terminal.ts';
 
 export interface MatrixReporterOptions {
@@ -51,8 +51,9 @@ export default class MatrixReporter implements Reporter {
   constructor(private readonly options: MatrixReporterOptions) {}
 
   /**
-   * This reporter runs in vitest's module graph, not the CLI's: the run's credentials are registered here too, so that
-   * what the matrix shows of the target outside the check results (its /api/v1/info) is redacted as well.
+   * The run's credentials, registered here too (the CLI, which creates this reporter in its own module graph, has done
+   * so already; any other caller may not), so that what the matrix shows of the target outside the check results (its
+   * /api/v1/info) is redacted as well.
    */
   onInit(vitest: Vitest): void {
     const target = vitest.config.provide?.target;
@@ -99,26 +100,13 @@ export default class MatrixReporter implements Reporter {
     const seen = new Set(results.map((r) => r.check));
     return allChecks
       .filter((c) => this.options.selected?.includes(c.name) && !seen.has(c.name))
-      .map(
-        (c): CheckResult => ({
-          check: c.name,
-          service: c.service,
-          rules: [...c.rules],
-          verdict: 'skipped',
-          gating: false,
-          notes: [],
-          requests: 0,
-          waitMs: 0,
-          durationMs: 0,
-          ...(c.source ? { source: c.source } : {}),
-          ...(stopped === 'deadline'
-            ? {
-                message: `not run: ${deadlineUnjudged(this.options.run.maxDurationS).problem}`,
-                notJudged: 'precondition',
-                unjudged: deadlineUnjudged(this.options.run.maxDurationS),
-              }
-            : { message: 'not run: the run was interrupted (Ctrl-C) before it', notJudged: 'interrupted' }),
-        }),
+      .map((c) =>
+        stopped === 'deadline'
+          ? notRunResult(c, `not run: ${deadlineUnjudged(this.options.run.maxDurationS).problem}`, {
+              notJudged: 'precondition',
+              unjudged: deadlineUnjudged(this.options.run.maxDurationS),
+            })
+          : notRunResult(c, 'not run: the run was interrupted (Ctrl-C) before it', { notJudged: 'interrupted' }),
       );
   }
 }

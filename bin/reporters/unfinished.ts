@@ -7,29 +7,19 @@
 import type { Reporter, TestCase, TestModule, TestRunEndReason } from 'vitest/node';
 import { allChecks } from '../../suites/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
-import { crashedResult, type CheckResult } from '../../suites/harness/runner.ts';
+import { crashedResult, type CheckResult, notRunResult } from '../../suites/harness/runner.ts';
 
 /** A check left out because its worker died during others: skipped, saying why. */
-function notRunResult(check: Check, crashed: readonly string[]): CheckResult {
+function leftByDeadWorker(check: Check, crashed: readonly string[]): CheckResult {
   const during = crashed.map((name) => `"${name}"`).join(', ');
-  return {
-    check: check.name,
-    service: check.service,
-    rules: [...check.rules],
-    verdict: 'skipped',
-    gating: false,
-    notes: [],
-    requests: 0,
-    waitMs: 0,
-    durationMs: 0,
-    message: `not run: the worker running this file died during check${crashed.length > 1 ? 's' : ''} ${during}`,
+  return notRunResult(check, `not run: the worker running this file died during check${crashed.length > 1 ? 's' : ''} ${during}`, {
     notJudged: 'precondition',
     unjudged: {
       id: 'worker-died',
       problem: 'a worker of the run died, leaving the checks not yet started unrun',
       fix: `see the failure of check${crashed.length > 1 ? 's' : ''} ${during}; run again`,
     },
-  };
+  });
 }
 
 function checkOf(test: TestCase): Check | undefined {
@@ -79,7 +69,7 @@ export default class UnfinishedChecksReporter implements Reporter {
       for (const { test, check } of unfinished) {
         test.meta().conformance = running.some((r) => r.test === test)
           ? crashedResult(check, `its worker died before it finished${runErrors ? ` (${runErrors})` : ''}`)
-          : notRunResult(check, crashed);
+          : leftByDeadWorker(check, crashed);
       }
     }
   }

@@ -4,6 +4,7 @@ import { findOperation, getOperation, validateResponse, type Service } from '../
 import type { Exchange, RecordedResponse } from './exchange.ts';
 import { ConformanceFailure, NotJudged, SetupFailed, Skipped, type FailureDetail } from './failure.ts';
 import { deadlineUnjudged } from './preconditions.ts';
+import { httpDateMs } from './http-date.ts';
 import { MAX_NESTING, nestsDeeperThan, parseJsonExact } from './json-exact.ts';
 import { retryAfterBudget, runBounds, type ConcurrencyLimit, type Pacer, type RetryAfterBudget } from './pacer.ts';
 import { noteRoundTrip } from './round-trips.ts';
@@ -137,9 +138,8 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   const text = value?.trim();
   if (!text) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  if (!Number.isFinite(at) || !/[a-z]/i.test(text)) return undefined;
-  return Math.max(0, at - now);
+  const at = httpDateMs(text, now);
+  return at === undefined ? undefined : Math.max(0, at - now);
 }
 
 /** The quote platform's error code of a 429 (`rate_limited`, `allowance_exhausted`), when its body carries one. */

@@ -133,6 +133,12 @@ export function formatFailure(f: ConformanceFailure, checkName: string, ruleStat
  */
 export interface FailingAnswer {
   key: string;
+  /**
+   * The same rule broken by the same answer (status, code, message) of the same operation (service, method, path),
+   * whatever the query and headers: one violation of that rule, however many checks met it (an /api/v1/info body judged
+   * wrong in JSON and in MessagePack, with one key and another). Absent for older matrices.
+   */
+  sameRule?: string;
   line: string;
   refusal?: { key: string; queryParams: number; bodyLength: number };
 }
@@ -204,5 +210,18 @@ export function failingAnswer(f: ConformanceFailure): FailingAnswer | undefined 
     // The request is cut, not the answer: the same answer reads the same wherever it is shown.
     line: `${shorten(`${ex.request.method} ${ex.request.url}${headerHint(ex.request.headers)}`, 300)} -> ${shorten(`${ex.response.status}${said}`, 200)}`,
     ...(refused ? { refusal: refused } : {}),
+    ...(URL.canParse(ex.request.url)
+      ? {
+          sameRule: hash([
+            f.rule,
+            ex.service,
+            ex.request.method,
+            new URL(ex.request.url).pathname,
+            ex.response.status,
+            code ?? null,
+            message ?? null,
+          ]),
+        }
+      : {}),
   };
 }

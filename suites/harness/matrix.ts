@@ -9,9 +9,18 @@ import type { Check } from './check.ts';
 import { renderHtml } from './matrix/html.ts';
 import { renderMarkdown } from './matrix/markdown.ts';
 import { groupFailures, failureRoots } from './matrix/root-cause.ts';
-import { MATRIX_SCHEMA_VERSION, type BuildOptions, type Matrix, type RuleRow, type RuleVerdict, type RunInfo } from './matrix/types.ts';
+import {
+  MATRIX_SCHEMA_VERSION,
+  type BuildOptions,
+  type Matrix,
+  type PreconditionRow,
+  type RuleRow,
+  type RuleVerdict,
+  type RunInfo,
+} from './matrix/types.ts';
 import {
   assumptionCounts,
+  canGate,
   citingResults,
   coverage,
   gatingCoverage,
@@ -100,6 +109,8 @@ export function buildMatrix(
   const ruleCounts: Partial<Record<RuleVerdict, number>> = {};
   for (const row of ruleRows) ruleCounts[row.verdict] = (ruleCounts[row.verdict] ?? 0) + 1;
   const preconditions = preconditionRows(results, run, stopped);
+  // A run whose checks all came back without a verdict of pass or fail judged nothing: never a pass (DESIGN.md, exit 0).
+  if (results.length > 0 && checks.pass + checks.fail === 0 && !stopped) preconditions.push(nothingJudged(results, run.strict));
   const errors = options.errors ?? [];
   const incomplete = stopped === 'deadline' || preconditions.some((p) => p.checks.length > 0);
   return {
@@ -127,6 +138,23 @@ export function buildMatrix(
     rules: ruleRows,
     uncovered,
     checks: results,
+  };
+}
+
+/** The precondition a run that judged no rule breaks, with what its checks said instead. */
+function nothingJudged(results: CheckResult[], strict: boolean): PreconditionRow {
+  const why = new Map<string, number>();
+  for (const r of results) {
+    const reason = r.notJudged ?? r.verdict;
+    why.set(reason, (why.get(reason) ?? 0) + 1);
+  }
+  const counts = [...why].map(([reason, n]) => `${n} ${reason}`).join(', ');
+  return {
+    id: 'nothing-judged',
+    problem: `no check of this run judged a rule (${counts}): a run that judged nothing is not a pass`,
+    fix: 'select checks this target and profile can judge: a wider --grep, --profile full, or the capability the checks name',
+    // The gating ones, or every one when none gates: still nothing judged.
+    checks: (results.some((r) => canGate(r, strict)) ? results.filter((r) => canGate(r, strict)) : results).map((r) => r.check),
   };
 }
 

@@ -231,3 +231,22 @@ export function runBounds(): RunBounds {
 export function retryAfterBudget(): RetryAfterBudget {
   return retryAfter;
 }
+
+/**
+ * `fn` over `items`, at most `width` at once (0: all at once), each started in the items' order; the results in the
+ * items' order. Width 1 is one after another. The requests they send still obey the run's budget (Pacer,
+ * ConcurrencyLimit): the width only bounds how many independent tasks are under way.
+ */
+export async function mapAtMost<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  const n = width > 0 ? Math.min(width, items.length) : items.length;
+  await Promise.all(Array.from({ length: n }, worker));
+  return results;
+}

@@ -1,6 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { type CatalogueData, catalogueData, loadGeneratedCatalogue, ruleFiles } from '../../generators/catalogue.ts';
 import type { Assumption } from './assumptions.ts';
 import type { Basis, Capability, Level } from './types.ts';
 
@@ -33,38 +32,33 @@ export function decidingIds(rule: Rule): string[] {
   return rule.coveredBy ?? [rule.id];
 }
 
+export interface Area {
+  service: Rule['service'];
+  prefix: string;
+  area: string;
+  description: string;
+}
+
 export interface Catalogue {
   rules: Map<string, Rule>;
-  areas: Map<string, { service: Rule['service']; prefix: string; area: string; description: string }>;
+  areas: Map<string, Area>;
 }
 
 export const RULES_DIR = fileURLToPath(new URL('../../specs/rules/', import.meta.url));
 
 let cached: Catalogue | undefined;
 
-/** The rule catalogue of both services, read from specs/rules/*.yaml. */
+/**
+ * The rule catalogue of both services, specs/rules/*.yaml: from the generated JSON (generators/out/catalogue.jsonc,
+ * checked against the YAML files' sha256 and written again when stale), or parsed from the YAML files of another `dir`.
+ */
 export function loadCatalogue(dir = RULES_DIR): Catalogue {
   if (cached && dir === RULES_DIR) return cached;
-  const rules = new Map<string, Rule>();
-  const areas: Catalogue['areas'] = new Map();
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()) {
-    const doc = parse(readFileSync(`${dir}/${file}`, 'utf8')) as {
-      service: Rule['service'];
-      areas: Record<string, string>;
-      rules: Omit<Rule, 'service'>[];
-    };
-    const prefix = doc.service === 'order-automation' ? 'OA' : 'Q';
-    for (const [area, description] of Object.entries(doc.areas ?? {})) {
-      areas.set(`${prefix}-${area}`, { service: doc.service, prefix, area, description });
-    }
-    for (const r of doc.rules ?? []) {
-      if (rules.has(r.id)) throw new Error(`duplicate rule id ${r.id} in ${file}`);
-      rules.set(r.id, { ...r, capabilities: r.capabilities ?? [], service: doc.service });
-    }
-  }
-  const catalogue = { rules, areas };
+  const data: CatalogueData = dir === RULES_DIR ? loadGeneratedCatalogue() : catalogueData(ruleFiles(dir));
+  const catalogue: Catalogue = {
+    rules: new Map(data.rules.map((r) => [r.id, r as unknown as Rule])),
+    areas: new Map(data.areas as [string, Area][]),
+  };
   if (dir === RULES_DIR) cached = catalogue;
   return catalogue;
 }

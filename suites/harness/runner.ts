@@ -181,6 +181,17 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     ...(check.source ? { source: check.source } : {}),
   };
   const last = t.exchanges.at(-1);
+  /** A result that judges no rule: the run's precondition `unjudged` explains it. */
+  const notJudged = (verdict: 'setup-failed' | 'skipped', unjudged: Unjudged, message: string): CheckResult => ({
+    ...base,
+    ...measured,
+    verdict,
+    gating: false,
+    notJudged: 'precondition',
+    unjudged,
+    message,
+    reproductions: summarize(t.exchanges),
+  });
   const control = env.controlUrl?.replace(/\/$/, '');
   const judgedThrough: JudgedThrough =
     control && t.exchanges.some((e) => e.request.url.startsWith(`${control}/`)) ? 'control' : 'black-box';
@@ -199,32 +210,17 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     // form) judges no rule: the check is not judged, naming the precondition (preconditions.ts).
     const broken = explainedBy(env, outcome.detail.exchange);
     if (broken) {
-      return {
-        ...base,
-        ...measured,
-        verdict: 'setup-failed',
-        gating: false,
-        notJudged: 'precondition',
-        unjudged: { id: broken.id, problem: broken.problem, fix: broken.fix },
-        message: `${rule.id} not judged: the answer shows the broken precondition ${broken.id} (${broken.problem})\n${message}`,
-        reproductions: summarize(t.exchanges),
-      };
+      const why = `the answer shows the broken precondition ${broken.id} (${broken.problem})`;
+      return notJudged(
+        'setup-failed',
+        { id: broken.id, problem: broken.problem, fix: broken.fix },
+        `${rule.id} not judged: ${why}\n${message}`,
+      );
     }
     // A service that says it is unavailable (503 RPC_UNAVAILABLE after the client's retries) judges no rule either,
     // unless the check made the outage itself (outage.ts).
     const outage = outageShownBy(outcome.detail.exchange ?? last, t.exchanges);
-    if (outage) {
-      return {
-        ...base,
-        ...measured,
-        verdict: 'skipped',
-        gating: false,
-        notJudged: 'precondition',
-        unjudged: outage,
-        message: `${rule.id} not judged: ${outage.problem}\n${message}`,
-        reproductions: summarize(t.exchanges),
-      };
-    }
+    if (outage) return notJudged('skipped', outage, `${rule.id} not judged: ${outage.problem}\n${message}`);
     return {
       ...base,
       ...measured,
@@ -277,28 +273,10 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
       unjudged.id === 'setup'
         ? outcome.reason
         : `not judged: the broken precondition ${unjudged.id} (${unjudged.problem})\n  ${outcome.reason}`;
-    return {
-      ...base,
-      ...measured,
-      verdict: 'setup-failed',
-      gating: false,
-      notJudged: 'precondition',
-      unjudged,
-      message: redact(named),
-      reproductions: summarize(t.exchanges),
-    };
+    return notJudged('setup-failed', unjudged, redact(named));
   }
   const error = `suite error: ${(outcome as Error)?.stack ?? String(outcome)}`;
-  return {
-    ...base,
-    ...measured,
-    verdict: 'setup-failed',
-    gating: false,
-    notJudged: 'precondition',
-    unjudged: { ...SUITE_ERROR, problem: 'the suite itself threw on the way to a verdict' },
-    message: redact(error),
-    reproductions: summarize(t.exchanges),
-  };
+  return notJudged('setup-failed', { ...SUITE_ERROR, problem: 'the suite itself threw on the way to a verdict' }, redact(error));
 }
 
 /**
@@ -329,6 +307,24 @@ export function crashedResult(
     waitMs: 0,
     durationMs,
     ...(check.source ? { source: check.source, failedAt: check.source } : {}),
+  };
+}
+
+/** A selected check the run never started, saying why (`message`), judged as `why` says: skipped, never a pass. */
+export function notRunResult(check: Check, message: string, why: Pick<CheckResult, 'notJudged' | 'unjudged'>): CheckResult {
+  return {
+    check: check.name,
+    service: check.service,
+    rules: [...check.rules],
+    verdict: 'skipped',
+    gating: false,
+    notes: [],
+    requests: 0,
+    waitMs: 0,
+    durationMs: 0,
+    ...(check.source ? { source: check.source } : {}),
+    message,
+    ...why,
   };
 }
 

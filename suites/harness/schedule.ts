@@ -1,7 +1,8 @@
 /**
  * Which checks may run at the same time (README, `--max-concurrency`; CONTRIBUTING, "Checks"). Checks run concurrently,
  * at most `--max-concurrency` at once, except those that change or count state every check shares: such a check runs
- * alone, after every check declared before it has finished and before any declared after it starts. The rule, from data:
+ * alone, with no other check of its file under way (`runOrder`: the checks that may overlap first, all of the file's
+ * areas together, then those that run alone one after another). The rule, from data:
  * - it needs a capability whose state is global to the target (`SHARED_CAPABILITIES`: the virtual clock, prices and
  *   pools, faults, a quote key's metered rate limit);
  * - or it cites a rule of an area that counts everything of a tenant or a key (`SHARED_AREAS`: partner reporting,
@@ -68,4 +69,27 @@ export function guardSharedState(control: ControlAdapter, check: Check): void {
       );
     };
   }
+}
+
+/** A block of checks of one area: checks that may run at once, or one check that runs alone. */
+export interface Block {
+  title: string;
+  alone: boolean;
+  checks: Check[];
+}
+
+/**
+ * The blocks of a conformance file (its areas, in declaration order), in the order they run. Sequential (`--max-concurrency
+ * 1`, or order checks on one shared wallet): each area's segments in declaration order, one check at a time. Otherwise
+ * first every area's checks that may overlap (consecutive concurrent blocks run together, up to `--max-concurrency`),
+ * then each check that runs alone, in declaration order: a few alone checks scattered among the others would cut the
+ * file into short concurrent runs, each waiting for its slowest check (issue 17: on a 100-300 ms target fewer than 2
+ * checks were under way on average).
+ */
+export function runOrder(groups: ReadonlyArray<readonly [string, readonly Check[]]>, sequential: boolean): Block[] {
+  const cut = groups.flatMap(([title, checks]) => segments(checks).map((s): Block => ({ title, ...s })));
+  if (sequential) return cut;
+  const together = new Map<string, Check[]>();
+  for (const b of cut.filter((b) => !b.alone)) together.set(b.title, [...(together.get(b.title) ?? []), ...b.checks]);
+  return [...[...together].map(([title, checks]): Block => ({ title, alone: false, checks })), ...cut.filter((b) => b.alone)];
 }

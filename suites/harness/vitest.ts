@@ -7,7 +7,7 @@ import { verdictLine } from './junit.ts';
 import { loadCatalogue } from './rules.ts';
 import { DEFAULT_MAX_CONCURRENCY } from './pacer.ts';
 import { runCheck, type CheckResult } from './runner.ts';
-import { checkSlots, ordersShareOneWallet, segments } from './schedule.ts';
+import { checkSlots, ordersShareOneWallet, runOrder } from './schedule.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
 import type { TargetEnv } from './types.ts';
 
@@ -53,23 +53,25 @@ export function testName(check: Check): string {
 }
 
 /**
- * Register each check as one vitest test, in declaration order. Checks run concurrently, at most `--max-concurrency` at
- * once (vitest's `maxConcurrency`, set by the CLI), except a check that runs alone (schedule.ts): it starts after every
- * check before it has finished, and the checks after it wait for it. Each run of consecutive checks is a `describe` of
- * the group's title: concurrent, or sequential for one that runs alone; vitest runs consecutive concurrent blocks
- * together and a sequential one by itself. With `--max-concurrency 1` every block is sequential: one check at a time.
+ * Register each check of a conformance file (its areas: title and checks) as one vitest test. Checks run concurrently,
+ * at most `--max-concurrency` at once (vitest's `maxConcurrency`, set by the CLI), except a check that runs alone
+ * (schedule.ts): the file's checks that may overlap run first, then each one that runs alone by itself (`runOrder`).
+ * Each block is a `describe` of its area's title: concurrent, or sequential for one that runs alone; vitest runs
+ * consecutive concurrent blocks together and a sequential one by itself. With `--max-concurrency 1` every block is
+ * sequential and in declaration order: one check at a time.
  *
  * The verdict travels in task meta to the matrix reporter (which writes the matrix and junit.xml); vitest sees pass, a
  * thrown failure for a gating `fail`, and a skip with the verdict and the first line of its reason for every other
  * verdict, so that no check that was not judged a pass looks like one.
  */
-export function describeChecks(title: string, checks: readonly Check[]): void {
+export function describeChecks(groups: ReadonlyArray<readonly [string, readonly Check[]]>): void {
   const env = inject('target');
   const sequential =
-    checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) === 1 || (checks[0]?.service === 'orders' && ordersShareOneWallet(env));
-  for (const segment of segments(checks)) {
-    (sequential || segment.alone ? describe : describe.concurrent)(title, () => {
-      for (const check of segment.checks) test(testName(check), (ctx) => checkAsTest(check, ctx));
+    checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) === 1 ||
+    (groups[0]?.[1][0]?.service === 'orders' && ordersShareOneWallet(env));
+  for (const block of runOrder(groups, sequential)) {
+    (sequential || block.alone ? describe : describe.concurrent)(block.title, () => {
+      for (const check of block.checks) test(testName(check), (ctx) => checkAsTest(check, ctx));
     });
   }
 }

@@ -5,6 +5,8 @@ import type { Exchange } from '../harness/exchange.ts';
 import { createdOrders, feesPaidBy, knownUsers, runFundings, type CreatedOrder, type KnownUser } from '../harness/ledger.ts';
 import type { TargetEnv } from '../harness/types.ts';
 import { isObject } from '../shared/values.ts';
+import { DEFAULT_MAX_CONCURRENCY, mapAtMost } from '../harness/pacer.ts';
+import { checkSlots } from '../harness/schedule.ts';
 import { NATIVE_MINT, TERMINAL_STATUSES, signedWithdrawal } from './orders.ts';
 import { SigningRefused } from './signing-gate.ts';
 import { builtTransaction } from './steps/withdrawals.ts';
@@ -147,14 +149,20 @@ export async function cleanUpCreatedOrders(
     });
   const unreadable = (reason: string) => (audit.unreadable[reason] = (audit.unreadable[reason] ?? 0) + 1);
 
+  // Users whose steps must stay in order share a chain: those of one signing wallet (its orders, then each manager's
+  // withdraw-max), the others one chain each. Chains run at once, at most --max-concurrency (1: one after another);
+  // what they find is reported in the run's order, as one after another would.
+  const width = checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+
   // 1. Every user of the run and what it lists; the orders to clean up.
   const everyUser = [...new Map([...users, ...orders].map((u) => [userKey(u), { apiKey: u.apiKey, sub: u.sub }])).values()];
   const listed = new Map<string, Map<string, Record<string, unknown>>>();
-  for (const u of everyUser) {
+  const lists = await mapAtMost(everyUser, width, async (u) => {
     const ex = await as(u, 'GET', '/me/orders');
     const rows = dataOf(ex);
-    if (is2xx(ex) && Array.isArray(rows)) listed.set(userKey(u), new Map(rows.filter(isObject).map((row) => [String(row.id), row])));
-  }
+    return is2xx(ex) && Array.isArray(rows) ? new Map(rows.filter(isObject).map((row) => [String(row.id), row])) : undefined;
+  });
+  everyUser.forEach((u, i) => lists[i] && listed.set(userKey(u), lists[i]));
   const known = new Set(orders.map((o) => o.orderId));
   const found = everyUser.flatMap((u) =>
     [...(listed.get(userKey(u))?.values() ?? [])]
@@ -172,90 +180,117 @@ export async function cleanUpCreatedOrders(
   );
   report.orders = orders.length + found.length;
   report.found = found.length;
-  for (const o of [...orders, ...found]) {
-    const leave = (reason: string, status?: string) =>
-      report.left.push({ orderId: o.orderId, orderType: o.orderType, ...(status ? { status } : {}), reason });
-    try {
-      const row = listed.get(userKey(o))?.get(o.orderId);
-      if (!row) {
-        leave('not listed by GET /me/orders any more');
-        continue;
-      }
-      let status = String(row.status);
-      if (!TERMINAL_STATUSES.includes(status)) {
-        if (row.orderType === 'slice') {
-          leave(SLICE_LEFT, status);
-          continue;
-        }
-        const cancel = await as(o, 'POST', `/orders/${o.orderId}/cancel`, { withdraw: false });
-        if (!is2xx(cancel) && !DONE.has(String(errorCode(cancel)))) {
-          leave(`cancel answered ${answer(cancel)}`, status);
-          continue;
-        }
-        if (is2xx(cancel)) report.cancelled++;
-        status = 'cancelled';
-      }
-      if (row.withdrawalStatus === 'completed') continue;
-      const wallet = walletOfSub(o.sub);
-      if (!wallet) {
-        leave(`${status}: its funds stay in the manager (no wallet of this run signs for ${o.sub})`);
-        continue;
-      }
-      if (row.withdrawalStatus === 'pending') {
-        const abandon = await as(o, 'POST', `/orders/${o.orderId}/withdraw/abandon`, {});
-        if (!is2xx(abandon)) {
-          leave(`abandon of its pending withdrawal answered ${answer(abandon)}`, status);
-          continue;
-        }
-        report.abandoned++;
-      }
-      const build = await as(o, 'POST', `/orders/${o.orderId}/withdraw`, {});
-      if (!is2xx(build)) {
-        if (!DONE.has(String(errorCode(build)))) leave(`order-level withdrawal answered ${answer(build)}`, status);
-        continue;
-      }
-      const built = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
-      const signedTransaction = gated(() =>
-        signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) }),
-      );
-      if (typeof signedTransaction !== 'string') {
-        leave(signedTransaction.refused, status);
-        continue;
-      }
-      const confirm = await as(o, 'POST', `/orders/${o.orderId}/withdraw/confirm`, { signedTransaction });
-      if (is2xx(confirm)) report.withdrawn++;
-      else leave(`order-level withdrawal confirm answered ${answer(confirm)}`, status);
-    } catch (e) {
-      leave((e as Error).message.split('\n')[0] ?? String(e));
-    }
-  }
 
-  // 2 and 3. Withdraw-max of every manager, then what each still holds.
-  const managers = new Map<string, { walletAddress: string; totals: Map<string, bigint> }>();
-  for (const u of everyUser) {
-    try {
-      const manager = await withdrawMax(t, u, as, report);
-      if (typeof manager === 'string') unreadable(manager);
-      else managers.set(userKey(u), manager);
-    } catch (e) {
-      unreadable((e as Error).message.split('\n')[0] ?? String(e));
+  const all = [...orders, ...found];
+  const chainOf = (u: KnownUser) => walletOfSub(u.sub)?.publicKey.toBase58() ?? userKey(u);
+  const chains = new Map<string, { orders: number[]; users: number[] }>();
+  const chain = (key: string) => chains.get(key) ?? chains.set(key, { orders: [], users: [] }).get(key)!;
+  all.forEach((o, i) => chain(chainOf(o)).orders.push(i));
+  everyUser.forEach((u, i) => chain(chainOf(u)).users.push(i));
+  const outcomes = new Array<OrderOutcome>(all.length);
+  const managerOutcomes = new Array<ManagerOutcome>(everyUser.length);
+  await mapAtMost([...chains.values()], width, async (c) => {
+    for (const i of c.orders) outcomes[i] = await cleanOrder(all[i]!, listed.get(userKey(all[i]!))?.get(all[i]!.orderId), as);
+    // 2 and 3. Withdraw-max of every manager, then what each still holds.
+    for (const i of c.users) {
+      try {
+        managerOutcomes[i] = await withdrawMax(everyUser[i]!, as);
+      } catch (e) {
+        managerOutcomes[i] = (e as Error).message.split('\n')[0] ?? String(e);
+      }
     }
-  }
+  });
+  all.forEach((o, i) => {
+    const { left, cancelled, abandoned, withdrawn } = outcomes[i]!;
+    if (left)
+      report.left.push({
+        orderId: o.orderId,
+        orderType: o.orderType,
+        ...(left.status ? { status: left.status } : {}),
+        reason: left.reason,
+      });
+    if (cancelled) report.cancelled++;
+    if (abandoned) report.abandoned++;
+    if (withdrawn) report.withdrawn++;
+  });
+  const managers = new Map<string, { walletAddress: string; totals: Map<string, bigint> }>();
+  everyUser.forEach((u, i) => {
+    const m = managerOutcomes[i]!;
+    if (typeof m === 'string') return unreadable(m);
+    report.walletWithdrawals += m.walletWithdrawals;
+    if (m.audit) audit.managers.push(m.audit);
+    if (m.discrepancy) audit.discrepancies.push(m.discrepancy);
+    managers.set(userKey(u), { walletAddress: m.walletAddress, totals: m.totals });
+  });
 
   // 4. The external wallets the run funded.
-  audit.wallets = await auditWallets(t, everyUser, managers, listed, audit);
+  audit.wallets = await auditWallets(t, everyUser, managers, listed, audit, width);
   return report;
+}
+
+interface OrderOutcome {
+  left?: { reason: string; status?: string };
+  cancelled?: boolean;
+  abandoned?: boolean;
+  withdrawn?: boolean;
+}
+
+/** Step 1 for one order (`row`: as its user lists it): cancel it if it runs, abandon a pending withdrawal, withdraw. */
+async function cleanOrder(o: CreatedOrder, row: Record<string, unknown> | undefined, as: UserRequest): Promise<OrderOutcome> {
+  const out: OrderOutcome = {};
+  const leave = (reason: string, status?: string): OrderOutcome => ({ ...out, left: { reason, status } });
+  try {
+    if (!row) return leave('not listed by GET /me/orders any more');
+    let status = String(row.status);
+    if (!TERMINAL_STATUSES.includes(status)) {
+      if (row.orderType === 'slice') return leave(SLICE_LEFT, status);
+      const cancel = await as(o, 'POST', `/orders/${o.orderId}/cancel`, { withdraw: false });
+      if (!is2xx(cancel) && !DONE.has(String(errorCode(cancel)))) return leave(`cancel answered ${answer(cancel)}`, status);
+      if (is2xx(cancel)) out.cancelled = true;
+      status = 'cancelled';
+    }
+    if (row.withdrawalStatus === 'completed') return out;
+    const wallet = walletOfSub(o.sub);
+    if (!wallet) return leave(`${status}: its funds stay in the manager (no wallet of this run signs for ${o.sub})`);
+    if (row.withdrawalStatus === 'pending') {
+      const abandon = await as(o, 'POST', `/orders/${o.orderId}/withdraw/abandon`, {});
+      if (!is2xx(abandon)) return leave(`abandon of its pending withdrawal answered ${answer(abandon)}`, status);
+      out.abandoned = true;
+    }
+    const build = await as(o, 'POST', `/orders/${o.orderId}/withdraw`, {});
+    if (!is2xx(build)) return DONE.has(String(errorCode(build))) ? out : leave(`order-level withdrawal answered ${answer(build)}`, status);
+    const built = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
+    const signedTransaction = gated(() =>
+      signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) }),
+    );
+    if (typeof signedTransaction !== 'string') return leave(signedTransaction.refused, status);
+    const confirm = await as(o, 'POST', `/orders/${o.orderId}/withdraw/confirm`, { signedTransaction });
+    if (!is2xx(confirm)) return leave(`order-level withdrawal confirm answered ${answer(confirm)}`, status);
+    out.withdrawn = true;
+    return out;
+  } catch (e) {
+    return leave((e as Error).message.split('\n')[0] ?? String(e));
+  }
 }
 
 type UserRequest = (u: KnownUser, method: string, path: string, json?: unknown) => Promise<Exchange>;
 
-/** Step 2 and 3 for one user: its manager's totals after the withdraw-max, or why it could not be read. */
-async function withdrawMax(
-  _t: CheckContext,
-  u: KnownUser,
-  as: UserRequest,
-  report: CleanupReport,
-): Promise<{ walletAddress: string; totals: Map<string, bigint> } | string> {
+/**
+ * Step 2 and 3 for one user: its manager's totals after the withdraw-max, the withdraw-max transactions confirmed and
+ * what the manager still holds (its audit, and a discrepancy when something stays withdrawable); or why it could not be
+ * read.
+ */
+type ManagerOutcome =
+  | {
+      walletAddress: string;
+      totals: Map<string, bigint>;
+      walletWithdrawals: number;
+      audit?: ManagerAudit;
+      discrepancy?: string;
+    }
+  | string;
+
+async function withdrawMax(u: KnownUser, as: UserRequest): Promise<ManagerOutcome> {
   const read = async () => {
     const ex = await as(u, 'GET', '/me/balance');
     const data = dataOf(ex);
@@ -266,6 +301,7 @@ async function withdrawMax(
   if (typeof before === 'string') return before;
   const wallet = walletOfSub(u.sub);
   const failures: string[] = [];
+  let walletWithdrawals = 0;
   for (const row of before.rows.filter((r) => amount(r.availableToWithdraw) > 0n)) {
     if (!wallet) {
       failures.push(`${String(row.mint)}: no wallet of this run signs for ${u.sub}`);
@@ -285,7 +321,7 @@ async function withdrawMax(
       continue;
     }
     const confirm = await as(u, 'POST', '/withdraw/confirm', { signedTransaction });
-    if (is2xx(confirm)) report.walletWithdrawals++;
+    if (is2xx(confirm)) walletWithdrawals++;
     else failures.push(`${String(row.mint)}: POST /withdraw/confirm answered ${answer(confirm)}`);
   }
   const after = await read();
@@ -302,21 +338,14 @@ async function withdrawMax(
     for (const entry of Array.isArray(row.lockedBreakdown) ? row.lockedBreakdown.filter(isObject) : [])
       lockedBy.add(`${String(entry.orderType)} ${String(entry.orderId)} (${String(entry.status)})`);
   }
-  if (withdrawable.size > 0 || locked.size > 0) {
-    report.balances.managers.push({
-      walletAddress: after.walletAddress,
-      withdrawable: record(withdrawable),
-      locked: record(locked),
-      lockedBy: [...lockedBy],
-    });
-  }
+  const out: ManagerOutcome = { walletAddress: after.walletAddress, totals, walletWithdrawals };
+  if (withdrawable.size > 0 || locked.size > 0)
+    out.audit = { walletAddress: after.walletAddress, withdrawable: record(withdrawable), locked: record(locked), lockedBy: [...lockedBy] };
   if (withdrawable.size > 0) {
     const why = failures.length > 0 ? `: ${failures.join('; ')}` : ' after its withdraw-max';
-    report.balances.discrepancies.push(
-      `manager ${after.walletAddress} still holds ${[...withdrawable].map(([mint, v]) => `${v} of ${mint}`).join(', ')} withdrawable${why}`,
-    );
+    out.discrepancy = `manager ${after.walletAddress} still holds ${[...withdrawable].map(([mint, v]) => `${v} of ${mint}`).join(', ')} withdrawable${why}`;
   }
-  return { walletAddress: after.walletAddress, totals };
+  return out;
 }
 
 /** Step 4: each funded external wallet of the run's users, start against end per mint. */
@@ -326,6 +355,7 @@ async function auditWallets(
   managers: ReadonlyMap<string, { walletAddress: string; totals: Map<string, bigint> }>,
   listed: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>,
   audit: BalanceAudit,
+  width: number,
 ): Promise<BalanceAudit['wallets']> {
   if (!t.control.has('funding'))
     return 'not observable: the target offers no funding capability (external wallets are visible on-chain only)';
@@ -336,10 +366,12 @@ async function auditWallets(
     const wallet = walletOfSub(u.sub)?.publicKey.toBase58();
     if (wallet && fundings.some((f) => f.wallet === wallet)) byWallet.set(wallet, [...(byWallet.get(wallet) ?? []), u]);
   }
+  // One read per wallet, at once; judged in the wallets' order.
+  const ends = await mapAtMost([...byWallet.keys()], width, (wallet) => t.control.walletBalances(wallet));
+  if (ends.some((end) => !end)) return 'not observable: the target does not offer the control read GET /wallets/{wallet}/balances';
   const audited: Array<{ wallet: string; mints: WalletMintAudit[] }> = [];
-  for (const [wallet, owners] of byWallet) {
-    const end = await t.control.walletBalances(wallet);
-    if (!end) return 'not observable: the target does not offer the control read GET /wallets/{wallet}/balances';
+  for (const [w, [wallet, owners]] of [...byWallet].entries()) {
+    const end = ends[w]!;
     const ownManagers = owners.map((u) => managers.get(userKey(u)));
     if (ownManagers.some((m) => m === undefined)) {
       audit.unreadable['a funded wallet whose manager could not be read (not judged)'] =

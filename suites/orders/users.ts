@@ -6,6 +6,7 @@ import type { CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed, Unsupported } from '../harness/failure.ts';
+import { httpDateMs } from '../harness/http-date.ts';
 import { randomToken } from '../shared/values.ts';
 import { protectWallet } from './signing-gate.ts';
 import { onboardBody, type OnboardBody, type SiwsEnvironment, type SiwsOptions } from './siws.ts';
@@ -75,15 +76,18 @@ export function rateLimited(ex: Exchange): void {
 }
 
 /**
- * The service's time: the target's virtual clock when it has one; else the `Date` header of its answer to GET /health
- * (one-second resolution), so that a staging whose clock is not ours, or runs faster than the wall clock as the
- * staging-like sandbox's may, is met on its own time; else the local clock.
+ * The service's time: the target's virtual clock when it has one; else the `Date` header (an HTTP-date, GMT, one-second
+ * resolution) of its answer to GET /health, or with `lastAnswer` of the check's latest answer that carries one (no
+ * extra request: for a wait that has just read), so that a staging whose clock is not ours, or runs faster than the
+ * wall clock as the staging-like sandbox's may, is met on its own time; else the local clock.
  */
-export async function serviceNow(t: CheckContext): Promise<{ now: Date; exact: boolean }> {
+export async function serviceNow(t: CheckContext, { lastAnswer = false } = {}): Promise<{ now: Date; exact: boolean }> {
   if (t.control.has('clock')) return { now: new Date(await t.control.clock()), exact: true };
-  const ex = await t.orders.request({ path: '/health', validate: false });
-  const date = Date.parse(String(ex.response.headers.date ?? ''));
-  return { now: Number.isFinite(date) ? new Date(date) : new Date(), exact: false };
+  let date: number | undefined;
+  if (lastAnswer)
+    for (let i = t.exchanges.length - 1; i >= 0 && date === undefined; i--) date = httpDateMs(t.exchanges[i]!.response.headers.date);
+  else date = httpDateMs((await t.orders.request({ path: '/health', validate: false })).response.headers.date);
+  return { now: new Date(date ?? Date.now()), exact: false };
 }
 
 export interface TestWallet {

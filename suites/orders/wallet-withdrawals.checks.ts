@@ -1,13 +1,13 @@
 import { failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { SetupFailed } from '../harness/failure.ts';
-import { createOrder, dcaRequest, depositedTo, type Funded, intentUser, signedWithdrawal, usdc } from './orders.ts';
+import { createOrder, dcaRequest, depositedTo, type Funded, intentUser, usdc } from './orders.ts';
 import { bucket, type Row, totalBalanceOf, usdcRow } from './steps/balance.ts';
 import { cancelledDca } from './steps/actions.ts';
 import { rowBracket, unlockedRow, wholeUsdcLocked } from './steps/partner-balance.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
 import { othersBracket } from './steps/shared-wallet.ts';
-import { confirmedBuild, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
+import { confirmedBuild, sendWalletWithdrawal, walletWithdraw, withdrawUser } from './steps/withdrawals.ts';
 import { asUser, throwawayWallet } from './users.ts';
 import { JUP_MINT } from './mints.ts';
 
@@ -123,11 +123,7 @@ export const walletWithdrawalConfirm = defineCheck({
     const settled = await othersBracket(t, user);
     const before = bucket((await usdcRow(t, user)).row, 'totalBalance');
     const built = confirmedBuild(t, await walletWithdraw(t, user, { amount: '2000000' }), 'POST /withdraw/transaction');
-    const ex = await asUser(t, user.sub, {
-      method: 'POST',
-      path: '/withdraw/confirm',
-      json: { signedTransaction: signedWithdrawal(built, user) },
-    });
+    const ex = await sendWalletWithdrawal(t, user, built);
     const after = bucket((await usdcRow(t, user)).row, 'totalBalance');
     await settled();
     t.expect('OA-WDW-004', is2xx(ex) && after === before - 2_000_000n, {

@@ -7,18 +7,8 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject, type Json } from '../shared/values.ts';
 import { QUOTE_DEFAULTS } from './fixtures.ts';
 import { PRICE_TOLERANCE, valueRatio } from './route-params-invariants.ts';
-import {
-  decimal,
-  discover,
-  type Discovery,
-  expectCallStatus,
-  Judge,
-  maxNumQuotes,
-  type QuoteCall,
-  quoteParams,
-  routesOf,
-} from './quote-support.ts';
-import { quote } from './samples.ts';
+import { decimal, discover, type Discovery, expectCallStatus, Judge, type QuoteCall, quoteParams, routesOf } from './quote-support.ts';
+import { quote, widestQuote } from './samples.ts';
 
 /** A price as the control API takes it: a plain decimal string (no exponent), or null for "unavailable". */
 function decimalString(value: unknown): string | null {
@@ -35,15 +25,20 @@ function metadataOf(call: QuoteCall): Json | undefined {
 }
 
 /**
- * The current reference prices of the configured pair (from a quote's metadata), and a cleanup that restores them.
- * Skips when the pair is not routed.
+ * The current reference prices of the configured pair (from a quote's metadata), and a cleanup that restores them;
+ * `numQuotes` is what the check's quotes ask for (samples.ts widestQuote). Skips when the pair is not routed.
  */
-async function holdPrices(
-  t: CheckContext,
-): Promise<{ d: Discovery; j: Judge; input: string | null; output: string | null; baseline: QuoteCall }> {
+async function holdPrices(t: CheckContext): Promise<{
+  d: Discovery;
+  j: Judge;
+  input: string | null;
+  output: string | null;
+  baseline: QuoteCall;
+  numQuotes: number | undefined;
+}> {
   const d = await discover(t);
   const j = new Judge(t);
-  const baseline = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: maxNumQuotes(d) }));
+  const { call: baseline, numQuotes } = await widestQuote(t, j, d, { simulate: false, maxPriceDeviationBps: 10000 });
   if (baseline.status !== 200) t.skip(`the configured pair was not routed (${baseline.status})`);
   const meta = metadataOf(baseline);
   const input = decimalString(meta?.inputPriceUSD);
@@ -52,7 +47,7 @@ async function holdPrices(
     await t.control.setPrice(QUOTE_DEFAULTS.inputMint, input);
     await t.control.setPrice(QUOTE_DEFAULTS.outputMint, output);
   });
-  return { d, j, input, output, baseline };
+  return { d, j, input, output, baseline, numQuotes };
 }
 
 function close(a: number | undefined, b: number): boolean {
@@ -94,7 +89,7 @@ export const deviatingQuotesAreRejectedUnlessDisabled = defineCheck({
     if (held.input === null || held.output === null) t.skip('the target reports no reference price for the pair');
     // The input is now worth ten times more: every route gives about a tenth of the reference value.
     await t.control.setPrice(QUOTE_DEFAULTS.inputMint, (Number(held.input) * 10).toFixed(6));
-    const disabled = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: maxNumQuotes(d) }));
+    const disabled = await quote(t, j, d, quoteParams({ simulate: false, maxPriceDeviationBps: 10000, numQuotes: held.numQuotes }));
     expectCallStatus(
       t,
       'Q-PARAM-039',
@@ -109,7 +104,7 @@ export const deviatingQuotesAreRejectedUnlessDisabled = defineCheck({
         `moving the reference price did not make every route deviate (ratios ${ratios.map((r) => r?.toFixed(3)).join(', ')}): the target's pools may follow its prices`,
       );
     }
-    const checked = await quote(t, j, d, quoteParams({ simulate: false, numQuotes: maxNumQuotes(d) }));
+    const checked = await quote(t, j, d, quoteParams({ simulate: false, numQuotes: held.numQuotes }));
     const within = checked.status === 200 && routesOf(checked.body).every(([, r]) => (valueRatio(r, metadataOf(checked)) ?? 0) >= floor);
     t.expect('Q-PARAM-038', (checked.status === 404 && isObject(checked.body) && checked.body.code === -7) || within, {
       documented:
@@ -127,8 +122,8 @@ export const unavailablePricesPassQuotesThrough = defineCheck({
   profile: 'full',
   needs: ['prices'],
   async run(t: CheckContext) {
-    const { d, j } = await holdPrices(t);
-    const params = quoteParams({ simulate: false, numQuotes: maxNumQuotes(d) });
+    const { d, j, numQuotes } = await holdPrices(t);
+    const params = quoteParams({ simulate: false, numQuotes });
     await t.control.setPrice(QUOTE_DEFAULTS.inputMint, null);
     await t.control.setPrice(QUOTE_DEFAULTS.outputMint, null);
     const call = await quote(t, j, d, params);

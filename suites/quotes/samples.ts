@@ -216,15 +216,36 @@ export interface Learned {
   routed: QuoteCall[];
 }
 
+/**
+ * A quote of the configured pair asking for every provider's route: numQuotes at its published max. A target that
+ * refuses that max with a 400 while it routes the pair without numQuotes has a ranged-parameter defect (Q-INFO-013,
+ * judged by bounds.checks.ts), not a pair that does not route: the quote without numQuotes is used, with a note, and
+ * `numQuotes` (undefined then) is what later quotes of the check should ask for.
+ */
+export async function widestQuote(
+  t: CheckContext,
+  j: Judge,
+  d: Discovery,
+  changes: QuoteParams = {},
+): Promise<{ call: QuoteCall; numQuotes: number | undefined }> {
+  const numQuotes = maxNumQuotes(d);
+  const call = await quote(t, j, d, quoteParams({ numQuotes, ...changes }));
+  if (call.status !== 400 || changes.numQuotes !== undefined) return { call, numQuotes };
+  const without = await quote(t, j, d, quoteParams(changes));
+  if (without.status !== 200) return { call, numQuotes };
+  t.note(
+    `numQuotes=${numQuotes}, the published max, was refused (400) while the pair routes without it (Q-INFO-013 judges the range): the default numQuotes is used`,
+  );
+  return { call: without, numQuotes: undefined };
+}
+
 /** Routes of every provider, for the configured amount and a larger one, to learn which pools and venues they use. */
 export async function learnRoutes(t: CheckContext, changes: QuoteParams = {}): Promise<Learned> {
   const d = await discover(t);
   const j = new Judge(t);
-  const max = maxNumQuotes(d);
-  const calls = [
-    await quote(t, j, d, quoteParams({ numQuotes: max, ...changes })),
-    await quote(t, j, d, quoteParams({ numQuotes: max, amount: (BigInt(QUOTE_DEFAULTS.amount) * 100n).toString(), ...changes })),
-  ];
+  const first = await widestQuote(t, j, d, changes);
+  const larger = { amount: (BigInt(QUOTE_DEFAULTS.amount) * 100n).toString(), ...changes };
+  const calls = [first.call, await quote(t, j, d, quoteParams({ numQuotes: first.numQuotes, ...larger }))];
   const routed = calls.filter((c) => c.status === 200);
   if (routed.length === 0)
     t.skip(`the configured pair was not routed (${calls.map((c) => c.status).join(', ')}); configure CONFORMANCE_QUOTE_*`);

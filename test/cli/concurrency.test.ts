@@ -8,7 +8,7 @@ import { allChecks, checkGroups } from '../../suites/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { ControlAdapter } from '../../suites/harness/control.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
-import { guardSharedState, runsAlone, segments } from '../../suites/harness/schedule.ts';
+import { guardSharedState, runOrder, runsAlone, segments } from '../../suites/harness/schedule.ts';
 import { cli, matrixOf, reportDir } from './run-cli.ts';
 
 /** A few groups of both services, with checks that run alone among and between checks that may overlap. */
@@ -62,6 +62,22 @@ describe('which checks run alone', () => {
         if (s.alone) expect(s.checks).toHaveLength(1);
         for (const c of s.checks) expect(runsAlone(c)).toBe(s.alone);
       }
+    }
+  });
+
+  test('a file runs its checks that may overlap first, all areas together, then each that runs alone, in declaration order', () => {
+    for (const service of ['orders', 'quotes']) {
+      const groups = Object.entries(checkGroups).filter(([group]) => group.startsWith(`${service}/`));
+      const declared = groups.flatMap(([, checks]) => checks);
+      const blocks = runOrder(groups, false);
+      const firstAlone = blocks.findIndex((b) => b.alone);
+      expect(firstAlone, service).toBeGreaterThan(0);
+      expect(blocks.slice(firstAlone).every((b) => b.alone && b.checks.length === 1)).toBe(true);
+      expect(blocks.slice(0, firstAlone).flatMap((b) => b.checks)).toEqual(declared.filter((c) => !runsAlone(c)));
+      expect(blocks.slice(firstAlone).flatMap((b) => b.checks)).toEqual(declared.filter(runsAlone));
+      for (const b of blocks) expect(b.checks.every((c) => checkGroups[b.title]!.includes(c))).toBe(true);
+      // Sequential (--max-concurrency 1): the declaration order, each area's segments in turn.
+      expect(runOrder(groups, true).flatMap((b) => b.checks)).toEqual(declared);
     }
   });
 

@@ -98,6 +98,10 @@ describe('failures grouped by root cause', () => {
       // Distinct: a 200 judged wrong by two rules is two violations.
       failing('j-check', 'Q-INFO-003', info),
       failing('k-check', 'Q-INFO-004', info),
+      // The same rule broken by the same answer of the same operation, asked in MessagePack: one violation (j-check's).
+      failing('l-check', 'Q-INFO-003', { ...info, request: { ...info.request, headers: { accept: 'application/vnd.msgpack' } } }),
+      // ... but not another status of it.
+      failing('m-check', 'Q-INFO-003', exchange('http://127.0.0.1:9/api/v1/info', 500, { settings: {} })),
     ];
     const m = buildMatrix(results, allChecks, run, 'test');
     expectValidMatrix(m);
@@ -111,8 +115,10 @@ describe('failures grouped by root cause', () => {
       'i-check',
       'j-check',
       'k-check',
+      'm-check',
     ]);
-    expect(m.summary).toMatchObject({ verdict: 'fail', gatingFailures: 7, blocked: 4, checks: { fail: 11 } });
+    expect(m.checks.find((r) => r.check === 'l-check')?.blockedBy).toBe('j-check');
+    expect(m.summary).toMatchObject({ verdict: 'fail', gatingFailures: 8, blocked: 5, checks: { fail: 13 } });
     // Only the reports' attribution changes: every check keeps its verdict and the rule it failed.
     expect(m.checks.map((r) => [r.check, r.verdict, r.rule])).toEqual(results.map((r) => [r.check, 'fail', r.rule]));
     for (const check of blocked) expect(m.checks.find((r) => r.check === check)?.blockedBy).toBe('c-check');
@@ -136,7 +142,7 @@ describe('failures grouped by root cause', () => {
       'note: 2 of these failures got the same answer, 400 7 "numQuotes must be between 1 and 10, got 20", to different requests (c-check, f-check)',
     );
     const xml = renderJUnit(m, () => 'group');
-    expect(xml.match(/<failure /g)).toHaveLength(7);
+    expect(xml.match(/<failure /g)).toHaveLength(8);
     expect(xml.match(/<skipped message="BLOCKED by check &quot;c-check&quot;/g)).toHaveLength(4);
     expect(xml).toContain(`blocked:    ${named}`);
     // Grouping again (merged shards, in another order) gives the same roots.

@@ -12,7 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { retryAfterMs, retryDelay, ServiceClient, transientRetryDelay, type ClientOptions } from '../../suites/harness/client.ts';
 import { Skipped } from '../../suites/harness/failure.ts';
-import { ConcurrencyLimit, DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY, Pacer, RetryAfterBudget } from '../../suites/harness/pacer.ts';
+import {
+  ConcurrencyLimit,
+  DEFAULT_BOUNDS,
+  DEFAULT_MAX_CONCURRENCY,
+  mapAtMost,
+  Pacer,
+  RetryAfterBudget,
+} from '../../suites/harness/pacer.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { OFFLINE_ENV } from './offline-target.ts';
@@ -544,5 +551,39 @@ describe('--max-concurrency', () => {
   test('not an integer >= 0: usage error naming the option', () => {
     expect(() => parseCli(['--max-concurrency', 'many'], {})).toThrow(UsageError);
     expect(() => parseCli(['--max-concurrency', '-1'], {})).toThrow(/--max-concurrency/);
+  });
+});
+
+describe('mapAtMost (independent tasks at once, e.g. the end-of-run cleanup)', () => {
+  /** Runs `n` tasks of `width`, each yielding a few times; the most under way at once and the order they started. */
+  async function trace(n: number, width: number) {
+    let active = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const results = await mapAtMost(
+      Array.from({ length: n }, (_, i) => i),
+      width,
+      async (item, index) => {
+        started.push(item);
+        peak = Math.max(peak, ++active);
+        for (let k = 0; k < (item % 3) + 1; k++) await Promise.resolve();
+        active--;
+        return item * 10 + index;
+      },
+    );
+    return { results, peak, started };
+  }
+
+  test('at most `width` at once, started in order, results in the items order', async () => {
+    const { results, peak, started } = await trace(20, 4);
+    expect(peak).toBe(4);
+    expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i * 11));
+  });
+
+  test('width 1 is one after another; 0 is all at once; no items is nothing', async () => {
+    expect((await trace(6, 1)).peak).toBe(1);
+    expect((await trace(6, 0)).peak).toBe(6);
+    expect(await mapAtMost([], 3, async () => 1)).toEqual([]);
   });
 });

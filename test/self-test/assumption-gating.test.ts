@@ -4,26 +4,22 @@
  * the checks resting on it skip and nothing fails. A 404 where the Errors table gives 401 is judged, never read as
  * "operation not served" (issue 13, 2).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { findMutant } from '../../fixtures/mutants/index.ts';
 import { allChecks } from '../../suites/index.ts';
 import { ASSUMPTIONS, AssumptionLog } from '../../suites/harness/assumptions.ts';
 import { defineCheck, type CheckContext } from '../../suites/harness/check.ts';
-import type { Matrix } from '../../suites/harness/matrix.ts';
 import { isGating, loadCatalogue, type Rule } from '../../suites/harness/rules.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { PROBES } from '../reference-server/probes/index.ts';
 import { Target } from '../reference-server/support.ts';
+import { cli, matrixOf, reportDir } from '../cli/run-cli.ts';
 import { describeResults, runAgainstReference } from './run.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { rules } = loadCatalogue();
 
 describe('the rule catalogue separates assumed content from assumed exercise', () => {
@@ -219,16 +215,6 @@ describe("a target that reads the intent's mints inside config (the other readin
   });
 });
 
-function cli(args: string[]): Promise<number> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: clean, stdio: 'ignore' });
-    child.on('close', (code) => resolve(code ?? -1));
-  });
-}
-
 describe('the CLI', () => {
   for (const [mutant, grep, confirmed] of [
     ['oco-equal-prices-accepted', 'oco-intents-are-rejected-exactly-when', 'intent-template:oco'],
@@ -237,9 +223,10 @@ describe('the CLI', () => {
     ['unknown-user-answered-404-not-found', 'every-user-scoped-operation-rejects-a-never-onboarded-user', undefined],
   ] as const) {
     test(`exits 1 on ${mutant}${confirmed ? `, ${confirmed} confirmed in the matrix` : ''}`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'conformance-assumption-'));
-      expect(await cli(['--mutant', mutant, '--grep', grep, '--seed', '7', '--report-dir', dir])).toBe(1);
-      const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
+      const dir = reportDir('conformance-assumption-');
+      const r = await cli(['--mutant', mutant, '--grep', grep, '--seed', '7', '--report-dir', dir]);
+      expect(r.code, r.stderr).toBe(1);
+      const m = matrixOf(dir);
       expect(m.summary.gatingFailures).toBeGreaterThan(0);
       expect(m.checks.find((c) => c.verdict === 'fail')?.rule).toBe(findMutant(mutant).rule);
       if (confirmed) expect(Object.keys(m.summary.assumptions.confirmed)).toContain(confirmed);
@@ -247,10 +234,11 @@ describe('the CLI', () => {
   }
 
   test('never exits 1 on mints-inside-config: the checks on the rejected templates skip, the matrix says which were rejected', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'conformance-assumption-'));
+    const dir = reportDir('conformance-assumption-');
     // No conformance failure, and no pass: the rejected templates are a broken precondition, INCOMPLETE (DESIGN.md exit codes).
-    expect(await cli(['--variant', 'mints-inside-config', '--grep', 'OA-LIM-0', '--seed', '7', '--report-dir', dir])).toBe(4);
-    const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as Matrix;
+    const r = await cli(['--variant', 'mints-inside-config', '--grep', 'OA-LIM-0', '--seed', '7', '--report-dir', dir]);
+    expect(r.code, r.stderr).toBe(4);
+    const m = matrixOf(dir);
     expect(m.summary.checks.fail).toBe(0);
     expect(Object.keys(m.summary.assumptions.rejected)).toContain('intent-template:oco');
     expect(readFileSync(join(dir, 'matrix.md'), 'utf8')).toMatch(/Rejected \(those checks skipped\): .*intent-template:dca/);

@@ -75,53 +75,55 @@ async function againstSandbox(checks: readonly Check[], mutant?: string, alt = t
   }
 }
 
+/**
+ * `checks` against the faithful sandbox, and each mutant against the checks it names, all at once: every faithful
+ * result is a pass judged through the services alone, and every mutant is caught (a fail on its rule). The faithful
+ * results.
+ */
+async function judgedAndCaught(
+  checks: readonly Check[],
+  mutants: ReadonlyArray<{ label: string; mutant: string; rule: string; on: readonly Check[] }>,
+): Promise<CheckResult[]> {
+  const [faithful, ...mutated] = await Promise.all([againstSandbox(checks), ...mutants.map((m) => againstSandbox(m.on, m.mutant))]);
+  const notPassing = faithful!.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'black-box');
+  expect(notPassing, describeResults(notPassing)).toEqual([]);
+  const missed = mutants.flatMap(({ label, rule }, i) =>
+    mutated[i]!.some((r) => r.verdict === 'fail' && r.rule === rule) ? [] : [`${label} (${rule})\n${describeResults(mutated[i]!)}`],
+  );
+  expect(missed).toEqual([]);
+  return faithful!;
+}
+
 describe(`partner mode: the black-box checks against the staging-like sandbox, no control API (time scale ${TIME_SCALE})`, () => {
   test('every black-box check judges the faithful sandbox a pass, through its own operations alone; each mutant is caught on its rule', async () => {
     expect(blackBox.length).toBeGreaterThanOrEqual(6);
-    const [faithful, ...mutated] = await Promise.all([
-      againstSandbox(blackBox),
-      ...MUTANTS.map(([, mutant, rule]) =>
-        againstSandbox(
-          blackBox.filter((c) => c.rules.includes(rule as never)),
-          mutant,
-        ),
-      ),
-    ]);
-    const notPassing = faithful!.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'black-box');
-    expect(notPassing, describeResults(notPassing)).toEqual([]);
-    const missed = MUTANTS.flatMap(([what, mutant, rule], i) =>
-      mutated[i]!.some((r) => r.verdict === 'fail' && r.rule === rule)
-        ? []
-        : [`${what}: ${mutant} (${rule})\n${describeResults(mutated[i]!)}`],
+    await judgedAndCaught(
+      blackBox,
+      MUTANTS.map(([what, mutant, rule]) => ({
+        label: `${what}: ${mutant}`,
+        mutant,
+        rule,
+        on: blackBox.filter((c) => c.rules.includes(rule as never)),
+      })),
     );
-    expect(missed).toEqual([]);
   }, 240_000);
 
   test("a second user of the tenant is the partner's second wallet: judged and each mutant caught without control; without it unsupported, naming it", async () => {
     expect(secondUser.every(Boolean)).toBe(true);
-    const [faithful, withoutAlt, ...mutated] = await Promise.all([
-      againstSandbox(secondUser),
-      againstSandbox(secondUser, undefined, false),
-      ...SECOND_USER.map(([name, mutant]) =>
-        againstSandbox(
-          secondUser.filter((c) => c.name === name),
-          mutant,
-        ),
+    const [faithful, withoutAlt] = await Promise.all([
+      judgedAndCaught(
+        secondUser,
+        SECOND_USER.map(([name, mutant, rule]) => ({ label: mutant, mutant, rule, on: secondUser.filter((c) => c.name === name) })),
       ),
+      againstSandbox(secondUser, undefined, false),
     ]);
-    const notPassing = faithful!.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'black-box');
-    expect(notPassing, describeResults(notPassing)).toEqual([]);
-    expect(faithful!.flatMap((r) => r.notes).join('\n')).toMatch(/funds: the partner's wallet \(TEST_WALLET_SECRET_KEY_ALT\) pays for/);
-    expect(withoutAlt!.map((r) => [r.verdict, r.message])).toEqual(
+    expect(faithful.flatMap((r) => r.notes).join('\n')).toMatch(/funds: the partner's wallet \(TEST_WALLET_SECRET_KEY_ALT\) pays for/);
+    expect(withoutAlt.map((r) => [r.verdict, r.message])).toEqual(
       secondUser.map(() => [
         'unsupported',
         'the target does not offer the "funding (or TEST_WALLET_SECRET_KEY_ALT, a second funded wallet: a second user of the tenant)" capability',
       ]),
     );
-    const missed = SECOND_USER.flatMap(([, mutant, rule], i) =>
-      mutated[i]!.some((r) => r.verdict === 'fail' && r.rule === rule) ? [] : [`${mutant} (${rule})\n${describeResults(mutated[i]!)}`],
-    );
-    expect(missed).toEqual([]);
   }, 120_000);
 
   test('with a control API the same checks use it (the clock advances instead of waiting) and say so: judgedThrough control', async () => {
@@ -151,21 +153,10 @@ const sharedWallet: Check[] = SHARED_WALLET.map(([name]) => allChecks.find((c) =
 describe("partner mode: exact balances and the model on the partner's shared wallet, no control API", () => {
   test('judged on the faithful sandbox through the services alone; each mutant caught on its rule', async () => {
     expect(sharedWallet.every(Boolean)).toBe(true);
-    const [faithful, ...mutated] = await Promise.all([
-      againstSandbox(sharedWallet),
-      ...SHARED_WALLET.map(([name, mutant]) =>
-        againstSandbox(
-          sharedWallet.filter((c) => c.name === name),
-          mutant,
-        ),
-      ),
-    ]);
-    const notPassing = faithful!.filter((r) => r.verdict !== 'pass' || r.judgedThrough !== 'black-box');
-    expect(notPassing, describeResults(notPassing)).toEqual([]);
-    const missed = SHARED_WALLET.flatMap(([, mutant, rule], i) =>
-      mutated[i]!.some((r) => r.verdict === 'fail' && r.rule === rule) ? [] : [`${mutant} (${rule})\n${describeResults(mutated[i]!)}`],
+    await judgedAndCaught(
+      sharedWallet,
+      SHARED_WALLET.map(([name, mutant, rule]) => ({ label: mutant, mutant, rule, on: sharedWallet.filter((c) => c.name === name) })),
     );
-    expect(missed).toEqual([]);
   }, 120_000);
 });
 

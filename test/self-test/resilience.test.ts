@@ -5,13 +5,8 @@
  * clear message. The transport conditions are the reference server's `latencyMs` and `flaky` (fixtures/server/
  * transport.ts); the suite's checks run in-process as in the mutation self-test.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../../fixtures/server/index.ts';
@@ -20,9 +15,9 @@ import { DEFAULT_MAX_CONCURRENCY } from '../../suites/harness/pacer.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 import { profileIncludes } from '../../suites/harness/types.ts';
 import { allChecks } from '../../suites/index.ts';
+import { cli, reportDir } from '../cli/run-cli.ts';
 import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The readonly check that judges only the orders a tenant already has (suites/orders/reporting.checks.ts). */
 const NOTHING_TO_READ = 'every-order-and-execution-the-tenant-already-has-holds-the-passive-invariants';
 /**
@@ -213,31 +208,7 @@ describe('a dead target', () => {
 
   test('a target that accepts connections and never answers: exit 3 within seconds, saying it could not be reached', async () => {
     const started = Date.now();
-    const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      const clean = Object.fromEntries(
-        Object.entries(process.env).filter(([k]) => !/^(CONFORMANCE_|ORDERS_API|QUOTES_|TEST_WALLET|VITEST)/.test(k)),
-      );
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'bin/conformance.ts',
-          '--orders-url',
-          url,
-          '--quotes-url',
-          url,
-          '--timeout',
-          '2000',
-          '--report-dir',
-          mkdtempSync(join(tmpdir(), 'conformance-dead-')),
-        ],
-        { cwd: ROOT, env: clean },
-      );
-      let stderr = '';
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
-    });
+    const r = await cli(['--orders-url', url, '--quotes-url', url, '--timeout', '2000', '--report-dir', reportDir('conformance-dead-')]);
     const elapsed = Date.now() - started;
     console.log(`dead target: exit ${r.code} after ${seconds(elapsed)}: ${r.stderr.trim()}`);
     expect(r.code, r.stderr).toBe(3);

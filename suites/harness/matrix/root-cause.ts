@@ -57,8 +57,9 @@ function rootFirst(a: CheckResult, b: CheckResult): number {
 /**
  * One defect, one failure: failed checks whose failing answers are the same (failure.ts failingAnswer) are one root
  * cause. The same error refusal (a 4xx with the same code and message to the same method, path and Accept header) groups
- * whatever the rules and the rest of the requests; any other answer groups only with the same rule on the same request
- * (a 200 judged wrong by two rules is two violations). The root is kept; the others are marked `blockedBy` it (their
+ * whatever the rules and the rest of the requests; any other answer groups only with the same rule broken by the same
+ * answer (status, code, message) of the same operation, whatever the query and headers (a 200 judged wrong by two rules
+ * is two violations). The root is kept; the others are marked `blockedBy` it (their
  * verdict stays `fail`: only the reports' attribution changes). Marks made before (a merged shard's matrix.json) are made
  * again over all the results, and the root does not depend on their order.
  */
@@ -67,7 +68,8 @@ export function groupFailures(results: CheckResult[], run: RunInfo): CheckResult
   const groups = new Map<string, CheckResult[]>();
   for (const r of fresh) {
     if (r.verdict !== 'fail' || !r.failingAnswer) continue;
-    const key = r.failingAnswer.refusal ? `refusal ${r.failingAnswer.refusal.key}` : `answer ${r.failingAnswer.key}`;
+    const { refusal, sameRule, key: answer } = r.failingAnswer;
+    const key = refusal ? `refusal ${refusal.key}` : sameRule ? `rule ${sameRule}` : `answer ${answer}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const rootOf = new Map<CheckResult, string>();

@@ -24,7 +24,7 @@ import {
   usdc,
 } from '../orders.ts';
 import { SIGNATURE_LAMPORTS, spendLamports } from '../lamports.ts';
-import { asUser } from '../users.ts';
+import { asUser, serviceNow as serviceTime } from '../users.ts';
 import { readPath, type Row } from './dca.ts';
 import { DETAIL_PATHS } from './reads.ts';
 import { confirmedBuild } from './withdrawals.ts';
@@ -85,17 +85,9 @@ export function reserveWait(t: CheckContext, seconds: number, what: string): voi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * The service's time: its virtual clock when it offers one, else its last answer's `Date` header (HTTP: an origin
- * server with a clock sends its time there; second resolution), else the local clock.
- */
+/** The service's time in ms (users.ts serviceNow), from its last answer: a wait reads it after every probe. */
 export async function serviceNow(t: CheckContext): Promise<number> {
-  if (t.control.has('clock')) return Date.parse(await t.control.clock());
-  for (let i = t.exchanges.length - 1; i >= 0; i--) {
-    const date = Date.parse(t.exchanges[i]!.response.headers.date ?? '');
-    if (!Number.isNaN(date)) return date;
-  }
-  return Date.now();
+  return (await serviceTime(t, { lastAnswer: true })).now.getTime();
 }
 
 export interface Waited<T> {

@@ -4,12 +4,12 @@ import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
 import { SIGNATURE_LAMPORTS, spendLamports } from '../lamports.ts';
 import { USDT_MINT } from '../mints.ts';
-import { type Created, createOrder, type Funded, intentRequest, signedWithdrawal, usdc } from '../orders.ts';
+import { type Created, createOrder, type Funded, intentRequest, usdc } from '../orders.ts';
 import { asUser, onboardedUser, type OnboardedUser, partnerWalletOf, testWallet, unfundedWallet } from '../users.ts';
 import { act } from './actions.ts';
 import { balanceRow, bucket, type Row } from './balance.ts';
 import { othersBracket } from './shared-wallet.ts';
-import { confirmedBuild, walletWithdraw } from './withdrawals.ts';
+import { confirmedBuild, confirmWalletWithdrawal, walletWithdraw } from './withdrawals.ts';
 
 /**
  * Balances a client can know exactly without the `funding` capability (partner mode, issue 16):
@@ -114,16 +114,7 @@ export async function withdrawAvailable(t: CheckContext, user: Funded, mint: str
     `POST /withdraw/transaction (withdraw-max of ${mint})`,
   );
   if (partnerWalletOf(user.userPubkey)) spendLamports(t, SIGNATURE_LAMPORTS, `a wallet-level withdrawal of ${mint}`);
-  const confirm = await asUser(t, user.sub, {
-    method: 'POST',
-    path: '/withdraw/confirm',
-    json: { signedTransaction: signedWithdrawal(built, user) },
-  });
-  if (!is2xx(confirm))
-    throw new SetupFailed(
-      `POST /withdraw/confirm (${mint}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`,
-      confirm,
-    );
+  await confirmWalletWithdrawal(t, user, built, mint);
 }
 
 /**

@@ -82,6 +82,30 @@ export function confirmedBuild(t: CheckContext, ex: Exchange, what: string): { b
   return built;
 }
 
+/** Sends the wallet-level confirm of `built`, signed by the user. */
+export async function sendWalletWithdrawal(t: CheckContext, user: Funded, built: { ex: Exchange; base64: string }): Promise<Exchange> {
+  return await asUser(t, user.sub, {
+    method: 'POST',
+    path: '/withdraw/confirm',
+    json: { signedTransaction: signedWithdrawal(built, user) },
+  });
+}
+
+/** The wallet-level confirm of `built` (of `what`) as a precondition: anything but a 2xx is setup-failed. */
+export async function confirmWalletWithdrawal(
+  t: CheckContext,
+  user: Funded,
+  built: { ex: Exchange; base64: string },
+  what: string,
+): Promise<void> {
+  const confirm = await sendWalletWithdrawal(t, user, built);
+  if (!is2xx(confirm))
+    throw new SetupFailed(
+      `POST /withdraw/confirm (${what}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`,
+      confirm,
+    );
+}
+
 export async function orderWithdraw(t: CheckContext, user: Funded, orderId: string, action = ''): Promise<Exchange> {
   return await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/withdraw${action}`, json: {} });
 }
@@ -135,22 +159,8 @@ export async function drainManager(t: CheckContext, user: Funded): Promise<void>
   const ex = await asUser(t, user.sub, { path: '/me/balance' });
   const rows = Array.isArray(dataOf(ex)?.balances) ? (dataOf(ex)!.balances as unknown[]).filter(isObject) : [];
   for (const row of rows.filter((candidate) => /^[1-9][0-9]*$/.test(String(candidate.availableToWithdraw)))) {
-    const build = await asUser(t, user.sub, {
-      method: 'POST',
-      path: '/withdraw/transaction',
-      json: { userPubkey: user.userPubkey, tokenMint: row.mint },
-    });
-    const built = confirmedBuild(t, build, `POST /withdraw/transaction (${String(row.mint)})`);
-    const confirm = await asUser(t, user.sub, {
-      method: 'POST',
-      path: '/withdraw/confirm',
-      json: { signedTransaction: signedWithdrawal(built, user) },
-    });
-    if (!is2xx(confirm))
-      throw new SetupFailed(
-        `POST /withdraw/confirm (${String(row.mint)}) answered ${confirm.response.status} ${JSON.stringify(confirm.response.body).slice(0, 300)}`,
-        confirm,
-      );
+    const build = await walletWithdraw(t, user, { tokenMint: row.mint });
+    await confirmWalletWithdrawal(t, user, confirmedBuild(t, build, `POST /withdraw/transaction (${String(row.mint)})`), String(row.mint));
   }
 }
 

@@ -1,14 +1,11 @@
 import type fc from 'fast-check';
-import { accepted, call, observe, orderPreferring, served, type Model, type Real } from '../model.ts';
+import { served, type Model, type Real } from '../model.ts';
+import { moveOrder } from './order-move.ts';
 
-/** POST /orders/{orderId}/pause with `{}` (UNKNOWNS.md O11: the body is not shown) of an active order (any order when none is). */
+/** POST /orders/{orderId}/pause of an active order (any order when none is): order-move.ts. */
 export class PauseOrder implements fc.AsyncCommand<Model, Real> {
   constructor(readonly index: number) {}
   check = (m: Readonly<Model>) => served(m, 'POST /orders/{orderId}/pause');
-  async run(m: Model, r: Real): Promise<void> {
-    const order = orderPreferring(m, this.index, (o) => o.status === 'active');
-    accepted(order, 'pause', await call(m, r, 'POST', `/orders/${order.id}/pause`, {}));
-    await observe(m, r);
-  }
+  run = (m: Model, r: Real) => moveOrder(m, r, this.index, 'pause', 'active');
   toString = () => `pause order #${this.index} (active first)`;
 }

@@ -1,14 +1,11 @@
 import type fc from 'fast-check';
-import { accepted, call, observe, orderPreferring, served, type Model, type Real } from '../model.ts';
+import { served, type Model, type Real } from '../model.ts';
+import { moveOrder } from './order-move.ts';
 
-/** POST /orders/{orderId}/retry with `{}` (UNKNOWNS.md O11: the body is not shown) of a failed order (any order when none is). */
+/** POST /orders/{orderId}/retry of a failed order (any order when none is): order-move.ts. */
 export class RetryOrder implements fc.AsyncCommand<Model, Real> {
   constructor(readonly index: number) {}
   check = (m: Readonly<Model>) => served(m, 'POST /orders/{orderId}/retry');
-  async run(m: Model, r: Real): Promise<void> {
-    const order = orderPreferring(m, this.index, (o) => o.status === 'failed');
-    accepted(order, 'retry', await call(m, r, 'POST', `/orders/${order.id}/retry`, {}));
-    await observe(m, r);
-  }
+  run = (m: Model, r: Real) => moveOrder(m, r, this.index, 'retry', 'failed');
   toString = () => `retry order #${this.index} (failed first)`;
 }
