@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
 import { ConfigError, type LoadedConfig, readConfig } from './config-file.ts';
-import { canonicalOrder, parseShard, shardMaxRps, shardOf, shardPattern } from './shard.ts';
+import { canonicalOrder, mergeProblem, parseShard, shardMaxRps, shardOf, shardPattern } from './shard.ts';
 import { parseFcPath } from '../suites/harness/fc-path.ts';
 import type { Check } from '../suites/harness/check.ts';
 import {
@@ -368,6 +368,8 @@ async function mergeReports(from: string, reportDir: string): Promise<number> {
   if (!existsSync(from) || !statSync(from).isDirectory()) throw new UsageError(`--merge-reports: no folder ${from}`);
   const matrices = findFiles(resolve(from), /^matrix\.json$/).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Matrix);
   if (matrices.length === 0) throw new UsageError(`no matrix.json under ${from}`);
+  const problem = mergeProblem(matrices.map((m) => m.run));
+  if (problem) throw new UsageError(problem);
   mkdirSync(reportDir, { recursive: true });
   const allureDirs = new Set(findFiles(resolve(from), /-result\.json$/).map((f) => f.slice(0, f.lastIndexOf('/'))));
   for (const dir of allureDirs) {

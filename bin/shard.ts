@@ -56,3 +56,49 @@ export function shardPattern(groups: Record<string, readonly Check[]>, members: 
 export function shardMaxRps(maxRps: number, shard: Shard | undefined, embedded: boolean): number {
   return shard && !embedded ? maxRps / shard.count : maxRps;
 }
+
+/** What a run's matrix.json says of itself, as far as merging goes. */
+export interface MergedRun {
+  profile: string;
+  seed: number;
+  strict?: boolean;
+  shard?: string;
+  target: { ordersUrl: string; quotesUrl: string; embedded?: boolean; mutant?: string; variant?: string };
+}
+
+/**
+ * Why these runs are not the shards of one run, or undefined when they are: one run alone, or shards 1..N of one N,
+ * each once, of the same profile, seed and target (the embedded server with the same mutant or variant, whose ports
+ * differ; or the same URLs). Merging anything else would give one verdict to runs that are not one: a missing shard's
+ * checks would be silently absent, another run's counted twice.
+ */
+export function mergeProblem(runs: readonly MergedRun[]): string | undefined {
+  if (runs.length <= 1 && !runs[0]?.shard) return undefined;
+  const target = (r: MergedRun) =>
+    r.target.embedded
+      ? `the embedded server${r.target.mutant ? ` with mutant ${r.target.mutant}` : ''}${r.target.variant ? ` with variant ${r.target.variant}` : ''}`
+      : `${r.target.ordersUrl} ${r.target.quotesUrl}`;
+  const first = runs[0]!;
+  for (const [what, of] of [
+    ['profile', (r: MergedRun) => r.profile],
+    ['seed', (r: MergedRun) => String(r.seed)],
+    ['--strict', (r: MergedRun) => String(Boolean(r.strict))],
+    ['target', target],
+  ] as const) {
+    const differ = runs.find((r) => of(r) !== of(first));
+    if (differ) return `--merge-reports: the runs are not shards of one run: ${what} ${of(first)} and ${of(differ)}`;
+  }
+  const shards = runs.map((r) => (r.shard ? parseShard(r.shard) : undefined));
+  if (shards.some((s) => s === undefined)) {
+    return `--merge-reports: ${runs.length} runs, not all shards (--shard I/N) of one run: merge the shards of one run only`;
+  }
+  const count = shards[0]!.count;
+  if (shards.some((s) => s!.count !== count)) return '--merge-reports: shards of different counts (I/N with different N)';
+  const seen = shards.map((s) => s!.index);
+  const twice = seen.find((index, i) => seen.indexOf(index) !== i);
+  if (twice !== undefined) return `--merge-reports: shard ${twice}/${count} found twice`;
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !seen.includes(index));
+  if (missing.length > 0)
+    return `--merge-reports: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing: its checks were not run`;
+  return undefined;
+}

@@ -160,9 +160,9 @@ export class CheckContext {
     throw new ConformanceFailure(rule, detail);
   }
 
-  /** Stop with verdict `skipped`; the reason is printed and reported. */
-  skip(reason: string): never {
-    throw new Skipped(reason);
+  /** Stop with verdict `skipped`; the reason is printed and reported, with the answer that caused it when one did. */
+  skip(reason: string, exchange?: Exchange): never {
+    throw new Skipped(reason, exchange);
   }
 
   /** The target accepted this check's positive case resting on `assumption` (of `variant`, an order type). */

@@ -48,7 +48,11 @@ export class Unsupported extends Error {
 /** The check decided not to run, with a reason: verdict `skipped`. */
 export class Skipped extends Error {
   readonly code = 'SKIPPED';
-  constructor(readonly reason: string) {
+  /** `exchange`: the answer that left nothing to judge, when one did (a broken precondition of the run may explain it). */
+  constructor(
+    readonly reason: string,
+    readonly exchange?: Exchange,
+  ) {
     super(reason);
     this.name = 'Skipped';
   }

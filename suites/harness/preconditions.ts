@@ -136,6 +136,9 @@ export function skipCause(
   if (last?.response.status === 429) return { by: 'precondition', unjudged: { ...RATE_LIMIT, problem: firstLine(reason) } };
   const setting = SETTINGS.find((s) => s.pattern.test(reason));
   if (setting) return { by: 'precondition', unjudged: { id: setting.id, problem: firstLine(reason), fix: setting.fix } };
+  // An answer the preflight already explained (401 on the run's own quote key): that precondition, not the target.
+  const broken = explainedBy(env, last);
+  if (broken) return { by: 'precondition', unjudged: fromBroken(broken) };
   return { by: 'target' };
 }
 

@@ -244,7 +244,7 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     const cause =
       outcome instanceof NotJudged
         ? { by: 'precondition' as const, unjudged: outcome.unjudged }
-        : skipCause(env, outcome.reason, assumptions.rejected ?? [], last);
+        : skipCause(env, outcome.reason, assumptions.rejected ?? [], outcome.exchange ?? last);
     return {
       ...base,
       ...measured,

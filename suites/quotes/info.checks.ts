@@ -5,7 +5,7 @@ import type { RuleId } from '../../generators/vocabulary.ts';
 
 async function getInfo(t: CheckContext): Promise<{ ex: Exchange; info: unknown }> {
   const ex = await t.quotes.request({ path: '/api/v1/info' });
-  if (ex.response.status !== 200) t.skip(`GET /api/v1/info answered ${ex.response.status}; the info checks need a 200`);
+  if (ex.response.status !== 200) t.skip(`GET /api/v1/info answered ${ex.response.status}; the info checks need a 200`, ex);
   return { ex, info: ex.response.body };
 }
 

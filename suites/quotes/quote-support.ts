@@ -157,7 +157,7 @@ async function readDiscovery(t: CheckContext, client: ServiceClient): Promise<Di
   const get = async (path: string) => {
     const ex = await client.request({ path });
     if (ex.response.status !== 200)
-      t.skip(`GET ${path} answered ${ex.response.status}; the quote checks read bounds, providers and venues from it`);
+      t.skip(`GET ${path} answered ${ex.response.status}; the quote checks read bounds, providers and venues from it`, ex);
     return bodyOf(ex);
   };
   const info = await get('/api/v1/info');

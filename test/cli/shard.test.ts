@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseCli } from '../../bin/conformance.ts';
-import { canonicalOrder, parseShard, shardMaxRps, shardOf, shardPattern } from '../../bin/shard.ts';
+import { canonicalOrder, type MergedRun, mergeProblem, parseShard, shardMaxRps, shardOf, shardPattern } from '../../bin/shard.ts';
 import { checkGroups } from '../../suites/index.ts';
 import { profileIncludes, type Profile } from '../../suites/harness/types.ts';
 import { cli, matrixOf } from './run-cli.ts';
@@ -53,6 +53,36 @@ describe('shardOf and shardPattern', () => {
   test('parseShard takes I/N with 1 <= I <= N only', () => {
     expect(parseShard('3/3')).toEqual({ index: 3, count: 3 });
     for (const bad of ['0/2', '3/2', '1/0', '-1/2', '1', 'a/b']) expect(parseShard(bad)).toBeUndefined();
+  });
+});
+
+describe('mergeProblem: only the shards of one run merge', () => {
+  const run = (shard?: string, change: Partial<MergedRun> = {}): MergedRun => ({
+    profile: 'full',
+    seed: 3,
+    ...(shard ? { shard } : {}),
+    target: { ordersUrl: `http://127.0.0.1:${shard ? 40000 + shard.length : 1}`, quotesUrl: 'x', embedded: true },
+    ...change,
+  });
+  test('one run, or shards 1..N of one N with one profile, seed and target: merged', () => {
+    expect(mergeProblem([run()])).toBeUndefined();
+    expect(mergeProblem([run('2/2'), run('1/2')])).toBeUndefined();
+    // The embedded server's ports differ from shard to shard: the same target.
+    expect(
+      mergeProblem([run('1/2'), { ...run('2/2'), target: { ordersUrl: 'http://127.0.0.1:2', quotesUrl: 'y', embedded: true } }]),
+    ).toBeUndefined();
+  });
+  test.each([
+    [[run('1/2')], /shard 2\/2 missing/],
+    [[run('1/3'), run('3/3')], /shard 2\/3 missing/],
+    [[run('1/2'), run('1/2'), run('2/2')], /shard 1\/2 found twice/],
+    [[run('1/2'), run('2/3')], /different counts/],
+    [[run(), run()], /not all shards/],
+    [[run('1/2'), run('2/2', { seed: 4 })], /seed 3 and 4/],
+    [[run('1/2'), run('2/2', { profile: 'smoke' })], /profile full and smoke/],
+    [[run('1/2'), run('2/2', { target: { ordersUrl: 'a', quotesUrl: 'b', embedded: true, mutant: 'm' } })], /target/],
+  ] as Array<[MergedRun[], RegExp]>)('refused with the reason: %#', (runs, reason) => {
+    expect(mergeProblem(runs)).toMatch(reason);
   });
 });
 

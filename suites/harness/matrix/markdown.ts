@@ -51,6 +51,28 @@ export function renderMarkdown(m: Matrix): string {
     '',
     `**Judged through:** ${judgedThroughLine(m)}.`,
     '',
+  ];
+  // Failures first, as on the page (html.ts): each root cause once.
+  const roots = m.summary.failures ?? [];
+  if (roots.length) {
+    lines.push('## Failures (each root cause once)', '', ...sameAnswerLines(m).flatMap((l) => [`> ${l}`, '']));
+    const byCheck = new Map(m.checks.map((r) => [r.check, r]));
+    for (const f of roots) {
+      const r = byCheck.get(f.check);
+      const rule = m.rules.find((row) => row.id === f.rule);
+      lines.push(
+        `### ${f.rule} (${rule?.level}, ${rule?.basis}${f.gating ? ', gating' : ', not gating'}) — ${f.check}`,
+        '',
+        ...(f.answer ? [`\`${f.answer.replace(/`/g, "'")}\``, ''] : []),
+        ...(f.blocked.length ? [`${blockedLine(m, f)}.`, ''] : []),
+        '```',
+        failureBlock(r ?? {}, f.replay),
+        '```',
+        '',
+      );
+    }
+  }
+  lines.push(
     ...(m.summary.preconditions.length
       ? [
           '## Broken preconditions (checks not judged)',
@@ -71,26 +93,7 @@ export function renderMarkdown(m: Matrix): string {
     '|---|---|---:|---:|---:|',
     ...m.coverage.map((c) => `| ${c.service} | ${c.area} | ${c.rules} | ${c.covered} | ${pct(c.covered, c.rules)} |`),
     '',
-  ];
-  const roots = m.summary.failures ?? [];
-  if (roots.length) {
-    lines.push('## Failures (each root cause once)', '', ...sameAnswerLines(m).flatMap((l) => [`> ${l}`, '']));
-    const byCheck = new Map(m.checks.map((r) => [r.check, r]));
-    for (const f of roots) {
-      const r = byCheck.get(f.check);
-      const rule = m.rules.find((row) => row.id === f.rule);
-      lines.push(
-        `### ${f.rule} (${rule?.level}, ${rule?.basis}${f.gating ? ', gating' : ', not gating'}) — ${f.check}`,
-        '',
-        ...(f.answer ? [`\`${f.answer.replace(/`/g, "'")}\``, ''] : []),
-        ...(f.blocked.length ? [`${blockedLine(m, f)}.`, ''] : []),
-        '```',
-        failureBlock(r ?? {}, f.replay),
-        '```',
-        '',
-      );
-    }
-  }
+  );
   const tallied = tallies(m);
   if (tallied.length) {
     lines.push('## Bad inputs tried per operation', '', '| Check | Verdict | Total | Per operation |', '|---|---|---:|---|');
