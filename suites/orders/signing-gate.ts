@@ -1,9 +1,9 @@
-import { createPrivateKey, sign as ed25519Sign } from 'node:crypto';
 import { Keypair, PublicKey, SystemProgram, Transaction, VersionedMessage } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { Exchange } from '../harness/exchange.ts';
 import { ConformanceFailure } from '../harness/failure.ts';
 import { type RuleId } from '../../generators/vocabulary.ts';
+import { ed25519Signature } from './ed25519.ts';
 
 /**
  * The signing gate: the only place where the suite signs a transaction with a user's wallet (issue 12). The suite
@@ -412,17 +412,6 @@ export class SigningRefused extends ConformanceFailure {
   }
 }
 
-const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-function ed25519(bytes: Buffer, signer: Keypair): Buffer {
-  const key = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  return ed25519Sign(null, bytes, key);
-}
-
 /**
  * The one way the suite signs for a user: decode, verify against `step`, then sign the verified message bytes with
  * the user's wallet. Throws SigningRefused (a failure of the step's rule) with the decoded transaction otherwise.
@@ -445,7 +434,7 @@ export function signForStep(base64: string, step: SigningStep, user: GateUser, o
   if (problems.length > 0) throw new SigningRefused(step, problems, describeTransaction(tx, names), opts.exchange);
   const slot = tx.signers.indexOf(user.userPubkey);
   const bytes = Buffer.from(base64, 'base64');
-  ed25519(tx.message, user.keypair).copy(bytes, tx.slots.offset + 64 * slot);
+  ed25519Signature(tx.message, user.keypair).copy(bytes, tx.slots.offset + 64 * slot);
   return bytes.toString('base64');
 }
 
@@ -454,7 +443,7 @@ export function signForStep(base64: string, step: SigningStep, user: GateUser, o
  * signature or a transaction nobody owns.
  */
 export function throwawaySignature(bytes: Buffer): Buffer {
-  return ed25519(bytes, Keypair.generate());
+  return ed25519Signature(bytes, Keypair.generate());
 }
 
 /** A legacy transaction signed by a throwaway `payer` the check generated (never a user's wallet). */

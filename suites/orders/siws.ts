@@ -1,9 +1,9 @@
-import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { parse } from 'yaml';
 import { isProtectedWallet } from './signing-gate.ts';
+import { ed25519Signature } from './ed25519.ts';
 
 /**
  * The SIWS canonical form the suite signs (basis: assumed), read from specs/siws.yaml, the one configuration the
@@ -137,16 +137,9 @@ export function renderSiws(ordersUrl: string, fields: SiwsFields, opts: SiwsOpti
   return lines.join(end) + ((opts.trailingNewline ?? c.limits.trailingNewline) ? end : '');
 }
 
-const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
-
 /** ed25519 over the exact UTF-8 bytes of `message`, base58. */
 export function signSiws(message: string, signer: Keypair): string {
-  const key = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519, Buffer.from(signer.secretKey.subarray(0, 32))]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  return bs58.encode(sign(null, Buffer.from(message, 'utf8'), key));
+  return bs58.encode(ed25519Signature(Buffer.from(message, 'utf8'), signer));
 }
 
 /** A nonce of letters and digits, at least 8 long. */

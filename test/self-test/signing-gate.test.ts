@@ -336,7 +336,10 @@ describe('one gate', () => {
           .map((line, i) => ({ file, line, at: i + 1 })),
       )
       .filter(({ line }) => /\.partialSign\(|\.sign\(|\bsign\(null|addSignature\(/.test(line))
-      .filter(({ file, line }) => !(file === 'orders/signing-gate.ts' || (file === 'orders/siws.ts' && /sign\(null/.test(line))));
+      .filter(({ file, line }) => !(file === 'orders/signing-gate.ts' || (file === 'orders/ed25519.ts' && /sign\(null/.test(line))));
+    // The raw signer (ed25519.ts) is reached only through the gate and the SIWS signer.
+    const rawSigners = files.filter((file) => /from '\.{1,2}\/(orders\/)?ed25519\.ts'/.test(readFileSync(`suites/${file}`, 'utf8')));
+    expect(rawSigners.sort()).toEqual(['orders/signing-gate.ts', 'orders/siws.ts']);
     // a probe may put a throwaway key's signature into a slot (signing-gate.ts throwawaySignature), never sign itself
     expect(
       signing
