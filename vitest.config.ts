@@ -55,10 +55,11 @@ class LongestFirst extends BaseSequencer {
  * - `self`: the project's own tests (`npm test`): unit tests, spec and rule lint, generator properties, the
  *   reference server, the CLI end to end and the mutation self-test.
  * - `conformance`: the suite against a target; run through `npm run conformance` / `npm start`, which prepares
- *   the target and provides it to the workers (bin/conformance.ts). Its files run one at a time, each in a process of
- *   its own (the request budget of suites/harness/pacer.ts is per process); inside a file, checks run concurrently up
- *   to `maxConcurrency` (--max-concurrency, set by the CLI), except those that share the target's state, which run
- *   alone (suites/harness/schedule.ts). What a worker logs is redacted and escaped (suites/harness/worker-setup.ts).
+ *   the target and provides it to the workers (bin/conformance.ts). One file, suites/conformance.test.ts, holds both
+ *   services' checks, in one process with one request budget for the target (suites/harness/pacer.ts): every check's
+ *   test starts at once and the project's test runner holds it until its check's turn (suites/harness/check-runner.mjs):
+ *   at most --max-concurrency under way, those that share the target's state alone (suites/harness/schedule.ts). What
+ *   a worker logs is redacted and escaped (suites/harness/worker-setup.ts).
  */
 export default defineConfig({
   test: {
@@ -91,7 +92,10 @@ export default defineConfig({
           globalSetup: ['suites/harness/global-setup.ts'],
           setupFiles: ['suites/harness/worker-setup.ts'],
           fileParallelism: false,
-          maxConcurrency: Number(process.env.CONFORMANCE_CHECK_SLOTS) || 1,
+          // The runner decides when a check starts (--max-concurrency, checks that run alone): vitest starts them all.
+          runner: './suites/harness/check-runner.mjs',
+          maxConcurrency: 100_000,
+          // From the check's start, not from when it began to wait for its turn (check-runner.mjs).
           testTimeout: 300_000,
         },
       },

@@ -4,7 +4,7 @@
  * server started here with 100-300 ms added to every request (`--latency-ms 100-300` of `npm run serve`), as a given
  * target with --max-rps 0 (so one hostile input per validation branch, suites/shared/hostile.ts). Per run: wall time,
  * requests, rules judged (pass or fail), requests per judged rule, checks that ran, the exit code, and the end-of-run
- * cleanup of a full run (from the CLI's progress lines: the last order area done to the end of the order file). Then
+ * cleanup of a full run (from its progress lines, suites/orders/cleanup.ts: the first to `done in`). Then
  * the throughput of the generated validators.
  *
  * BENCH_TARGETS (embedded, latency) and BENCH_PROFILES (smoke, readonly, full), comma-separated, choose the runs
@@ -39,7 +39,7 @@ interface Row {
   profile: string;
   code: number | 'killed';
   wallMs: number;
-  /** The cleanup after the last order check (full runs), about; undefined when the lines did not show it. */
+  /** The end-of-run cleanup (full runs), from its first progress line to its last; undefined when they did not show. */
   cleanupMs?: number;
   requests: number;
   judged: number;
@@ -50,7 +50,7 @@ interface Row {
 
 /**
  * One CLI run; killed `killAfterMs` after it started, if given. Its output is a CI log (not a terminal): a line per area
- * as it completes (bin/reporters/progress.ts), and vitest's line of each file as it ends.
+ * as it completes (bin/reporters/progress.ts), and the cleanup's progress lines.
  */
 function conformance(args: string[], killAfterMs?: number): Promise<{ code: number | 'killed'; wallMs: number; cleanupMs?: number }> {
   const env = Object.fromEntries(
@@ -63,22 +63,23 @@ function conformance(args: string[], killAfterMs?: number): Promise<{ code: numb
       env,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    let lastOrderArea: number | undefined;
-    let orderFileEnd: number | undefined;
+    let cleanupStart: number | undefined;
+    let cleanupEnd: number | undefined;
     let partial = '';
     child.stdout.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
-        if (/^conformance: orders\/\S+ done/.test(line)) lastOrderArea = performance.now();
-        else if (/suites\/orders\/orders\.test\.ts/.test(line) && orderFileEnd === undefined) orderFileEnd = performance.now();
+        if (!line.startsWith('conformance: cleanup: ')) continue;
+        cleanupStart ??= performance.now();
+        if (/^conformance: cleanup: done in /.test(line)) cleanupEnd = performance.now();
       }
     });
     let killed = false;
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => ((killed = true), child.kill('SIGKILL')), killAfterMs);
     child.on('close', (code) => {
       clearTimeout(timer);
-      const cleanupMs = lastOrderArea !== undefined && orderFileEnd !== undefined ? orderFileEnd - lastOrderArea : undefined;
+      const cleanupMs = cleanupStart !== undefined && cleanupEnd !== undefined ? cleanupEnd - cleanupStart : undefined;
       resolve({ code: killed ? 'killed' : (code ?? -1), wallMs: performance.now() - started, cleanupMs });
     });
   });

@@ -1,10 +1,10 @@
 /**
  * `npm run conformance -- [options]` (and `npm start`): the suite against a target, or against the embedded
  * reference server when no target URL is given. Exit codes (DESIGN.md): 0 every gating rule that could be judged on
- * this target was judged and held; 1 a conformance failure (a gating failure, a check that crashed or never finished,
- * an error outside any check); 2 bad usage or configuration; 3 the target could not be reached; 4 INCOMPLETE: gating
- * checks could not be judged for a broken precondition of the run (a misconfiguration, a 429 not waited out, the
- * deadline), each said once with its fix; 130 interrupted. 1 wins over 4.
+ * this target was judged and held; 1 a conformance failure (a gating failure, a check that crashed or never finished);
+ * 2 bad usage or configuration; 3 the target could not be reached; 4 INCOMPLETE: gating checks could not be judged for
+ * a broken precondition of the run (a misconfiguration, a 429 not waited out, an answer later than --timeout, the
+ * deadline, the suite's own error outside any check), each said once with its fix; 130 interrupted. 1 wins over 4.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,10 +27,10 @@ import {
   type Matrix,
   type RunInfo,
 } from '../suites/harness/matrix.ts';
+import { lateAnswerIn } from '../suites/harness/preconditions.ts';
 import { redact, registerCredentials } from '../suites/harness/redact.ts';
 import { escapeControls } from '../suites/harness/terminal.ts';
 import { DEFAULT_BOUNDS, DEFAULT_MAX_CONCURRENCY } from '../suites/harness/pacer.ts';
-import { checkSlots } from '../suites/harness/schedule.ts';
 import type { TargetConfig } from '../suites/harness/target.ts';
 import { PROFILES, profileIncludes, type Profile } from '../suites/harness/types.ts';
 import { orderTemplates } from '../suites/orders/templates.ts';
@@ -82,9 +82,13 @@ Partner mode (a target without --control-url; README "Pointing it at your stagin
 Credentials, only from the environment: ORDERS_API_KEY, ORDERS_API_KEY_ALT, QUOTES_API_KEY, QUOTES_JWT,
 SWAP_API_KEY (a key of the separate swap API, optional), TEST_WALLET_SECRET_KEY, TEST_WALLET_SECRET_KEY_ALT (a second funded wallet). With a control URL that offers tenants and quote-keys the suite provisions its own.
 Exit codes: 0 pass, 1 conformance failure, 2 bad usage or configuration, 3 target unreachable,
-4 INCOMPLETE (gating checks could not be judged: a broken precondition, fix printed; the deadline), 130 interrupted.`;
+4 INCOMPLETE (gating checks could not be judged: a broken precondition, an answer later than --timeout or the suite's
+own error, fix printed; the deadline), 130 interrupted.`;
 
 export class UsageError extends Error {}
+
+/** SIGINTs this close to the first are one Ctrl-C relayed by npm and tsx (see `interrupt` in `execute`). */
+const SAME_CTRL_C_MS = 1500;
 
 /** The default of --max-duration: a whole run within a usual CI job. */
 export const DEFAULT_MAX_DURATION_S = 1800;
@@ -324,6 +328,15 @@ function printSummary(m: Matrix, reportDir: string): void {
   console.log(shown(lines.join('\n')));
 }
 
+/** vitest's failed tests (the checks among its tasks: files and suites that failed are errors outside any check). */
+function failedTestsOf(tasks: ReadonlyArray<{ type: string; result?: { state?: string }; tasks?: unknown }>): number {
+  return tasks.reduce(
+    (n, task) =>
+      n + (task.type === 'test' && task.result?.state === 'fail' ? 1 : 0) + (Array.isArray(task.tasks) ? failedTestsOf(task.tasks) : 0),
+    0,
+  );
+}
+
 /** The exit code of a finished run's matrix: 1 wins over 4 (DESIGN.md, exit codes). */
 function exitCode(m: Matrix): number {
   return { pass: 0, fail: 1, incomplete: 4, interrupted: 130 }[m.summary.verdict];
@@ -341,13 +354,12 @@ function selectedChecks(groups: Record<string, Check[]>, grep: string | undefine
 }
 
 /**
- * The vitest files to start: those of the services of the checks the run selected (suites/<service>/<service>.test.ts;
- * a selected check outside the profile too, since it reports so). A file none of whose checks is selected would only
- * load the suite in a worker of its own to skip them all (its hooks, the orders file's cleanup among them, do not run
- * when every test is skipped).
+ * The services of the checks the run selected (a selected check outside the profile too, since it reports so): the
+ * conformance file (suites/conformance.test.ts, both services' checks in one process) loads only their checks, and the
+ * order cleanup only with the order checks.
  */
-function testFiles(inRun: readonly Check[]): string[] {
-  return [...new Set(inRun.map((c) => c.service))].sort().map((service) => `suites/${service}/${service}.test.ts`);
+function servicesOf(inRun: readonly Check[]): Array<Check['service']> {
+  return [...new Set(inRun.map((c) => c.service))].sort();
 }
 
 function findFiles(dir: string, name: RegExp, out: string[] = []): string[] {
@@ -538,11 +550,30 @@ export async function execute(options: CliOptions): Promise<number> {
         return 2;
       }
       if (e instanceof TargetUnreachable) {
-        const slow = e.message.includes('no answer within')
-          ? ` (if the target is only slow, raise --timeout, now ${cfg.timeoutMs} ms)`
+        // The probe waits --timeout, at most 10 s (suites/harness/target.ts): raising --timeout helps only below that.
+        // A target that took the connection and answered nothing within a --timeout under 10 s may be only slow: the
+        // run judged nothing, INCOMPLETE with the fix, rather than "unreachable".
+        const late = e.message.includes('no answer within');
+        if (late && cfg.timeoutMs < 10_000) {
+          console.error(
+            shown(
+              `conformance: the target did not answer the reachability probe within --timeout: ${e.message} ` +
+                `(INCOMPLETE; fix: if the target is only slow, raise --timeout (now ${cfg.timeoutMs} ms); the probe waits at most 10 s)`,
+            ),
+          );
+          return 4;
+        }
+        const slow = late
+          ? ' (the reachability probe waits at most 10 s, whatever --timeout: the target answered nothing in that time)'
           : '';
         console.error(shown(`conformance: the target could not be reached: ${e.message}${slow}`));
         return 3;
+      }
+      // Late only against the run's own --timeout (a slow target, a slow control API): nothing judged, INCOMPLETE.
+      const late = lateAnswerIn((e as Error).message);
+      if (late) {
+        console.error(shown(`conformance: the target could not be prepared: ${(e as Error).message} (INCOMPLETE; fix: ${late.fix})`));
+        return 4;
       }
       console.error(shown(`conformance: the target could not be prepared: ${(e as Error).message}`));
       return 2;
@@ -612,25 +643,28 @@ export async function execute(options: CliOptions): Promise<number> {
     // The orders file cleans up what a full run created and writes what it could not (suites/orders/cleanup.ts).
     const cleanupFile = join(options.reportDir, 'cleanup.json');
     process.env.CONFORMANCE_CLEANUP_FILE = cleanupFile;
-    // Checks at once, read by vitest.config.ts (a project's maxConcurrency is not a CLI option of vitest); those that
-    // share the target's state still run alone (suites/harness/schedule.ts).
-    process.env.CONFORMANCE_CHECK_SLOTS = String(checkSlots(target.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
     const { startVitest } = await import('vitest/node');
     // The CLI's reporters as instances, from the modules this process has loaded already (the suite among them): given
     // as paths, vitest would transform and load the whole suite a second time in this process.
-    const [{ default: ProgressReporter }, { default: UnfinishedChecksReporter }, { default: MatrixReporter }] = await Promise.all([
-      import('./reporters/progress.ts'),
-      import('./reporters/unfinished.ts'),
-      import('./reporters/matrix-reporter.ts'),
-    ]);
+    const [{ default: ProgressReporter }, { default: UnfinishedChecksReporter }, { default: MatrixReporter }, { default: AllureReporter }] =
+      await Promise.all([
+        import('./reporters/progress.ts'),
+        import('./reporters/unfinished.ts'),
+        import('./reporters/matrix-reporter.ts'),
+        import('./reporters/allure.ts'),
+      ]);
     // Ctrl-C: the run is cancelled (the check under way finishes, the rest are skipped) and the cleanup of what it
-    // created still runs; a second Ctrl-C quits at once.
+    // created still runs; a second Ctrl-C quits at once. One keypress may arrive more than once: the terminal signals the
+    // whole process group, and npm and tsx (`npm start`, `npm run conformance`) each relay it to their child too, so a
+    // SIGINT within SAME_CTRL_C_MS of the first is the same Ctrl-C.
     let running: { cancelCurrentRun(reason: 'keyboard-input'): Promise<void> } | undefined;
     let interrupted = false;
     const interrupt = () => {
       interrupted = true;
+      const first = Date.now();
       console.error('\nconformance: interrupted: cancelling the run, then cleaning up what it created (Ctrl-C again to quit at once)');
-      process.once('SIGINT', () => process.exit(130));
+      const again = () => (Date.now() - first < SAME_CTRL_C_MS ? process.once('SIGINT', again) : process.exit(130));
+      process.once('SIGINT', again);
       void running?.cancelCurrentRun('keyboard-input');
     };
     process.once('SIGINT', interrupt);
@@ -652,17 +686,18 @@ export async function execute(options: CliOptions): Promise<number> {
       void running?.cancelCurrentRun('keyboard-input');
     };
     const deadlineTimer = deadlineAt === undefined ? undefined : setTimeout(onDeadline, Math.max(0, deadlineAt - Date.now()));
-    const vitest = await startVitest('test', testFiles(inRun), {
+    const vitest = await startVitest('test', ['suites/conformance.test.ts'], {
       root: ROOT,
       project: 'conformance',
       // The target, credentials included, reaches the workers the way vitest passes data to them (inject('target')),
       // never in an environment variable that every child process would inherit.
-      provide: { target },
+      provide: { target, services: servicesOf(inRun) },
       watch: false,
       testNamePattern,
       reporters: [
         'default',
-        ['allure-vitest/reporter', { resultsDir: join(options.reportDir, 'allure-results') }],
+        // allure-vitest's, writing its files without an fsync each (bin/reporters/allure.ts).
+        new AllureReporter(join(options.reportDir, 'allure-results')),
         // A line per area as it completes when stdout is not a terminal (CI logs).
         new ProgressReporter(),
         // Before the matrix: a check that timed out or died with its worker is a failure in it (unfinished.ts).
@@ -689,18 +724,20 @@ export async function execute(options: CliOptions): Promise<number> {
     });
     process.removeListener('SIGINT', interrupt);
     clearTimeout(deadlineTimer);
-    // vitest's own failures count too: a check that hit its test timeout or crashed, a file or hook that failed, an
-    // error outside any check (bin/reporters/unfinished.ts puts the checks among them into the matrix).
-    const failedTasks = vitest?.state.getCountOfFailedTests() ?? 0;
-    const runErrors = vitest?.state.getUnhandledErrors().length ?? 0;
+    // vitest's own failed tests count too: a check that failed the gate, hit its test timeout or crashed
+    // (bin/reporters/unfinished.ts puts them into the matrix). A file or hook that failed, or an unhandled error, is an
+    // error of the suite outside any check: the matrix has it, INCOMPLETE (its own bug, not the target's).
+    const failedTests = failedTestsOf(vitest?.state.getFiles() ?? []);
     await vitest?.close();
     const matrixFile = join(options.reportDir, 'matrix.json');
     if (!existsSync(matrixFile)) {
-      console.error('conformance: the suite did not complete (no matrix was written); see the output above');
-      return 1;
+      console.error(
+        "conformance: the suite did not complete (no matrix was written): the suite's own error, not the target; see the output above",
+      );
+      return 4;
     }
     const matrix = JSON.parse(readFileSync(matrixFile, 'utf8')) as Matrix;
-    if (matrix.checks.length === 0 && !interrupted && !deadlineReached) {
+    if (matrix.checks.length === 0 && !interrupted && !deadlineReached && matrix.summary.errors.length === 0) {
       console.error(
         `conformance: no check ran${options.shard ? ` in shard ${options.shard}` : ''}${options.grep ? ` with --grep ${options.grep}` : ''}` +
           ': nothing was judged, the run is not a pass',
@@ -723,9 +760,13 @@ export async function execute(options: CliOptions): Promise<number> {
           `the run is ${matrix.summary.verdict === 'fail' ? 'a failure' : 'INCOMPLETE'}`,
       );
     }
-    if (runErrors > 0) console.error(`conformance: ${runErrors} error(s) outside any check (see the output above): the run is not a pass`);
+    if (matrix.summary.errors.length > 0)
+      console.error(
+        `conformance: ${matrix.summary.errors.length} error(s) of the suite outside any check (see the output above): the suite's own error, not the target; ` +
+          `the run is ${matrix.summary.verdict === 'fail' ? 'a failure (of the target, besides)' : 'INCOMPLETE'}`,
+      );
     // vitest's own count of failed tests guards the matrix: a failure it missed still fails the run.
-    return failedTasks > 0 || runErrors > 0 ? 1 : exitCode(matrix);
+    return failedTests > 0 ? 1 : exitCode(matrix);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
     await server?.close();

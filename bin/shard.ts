@@ -1,8 +1,8 @@
 /**
- * `--shard I/N` splits the checks, not the test files (there are two): shard I holds the I-th of N nearly equal runs
- * of the selected checks that the profile runs, in registry order, and likewise of those outside the profile (reported
- * skipped), so that every check is in one shard and the merged reports hold each once. vitest runs the shard's checks
- * through a test-name pattern that names each of them.
+ * `--shard I/N` splits the checks, not the test files (there is one, suites/conformance.test.ts): shard I holds the
+ * I-th of N nearly equal runs of the selected checks that the profile runs, in registry order, and likewise of those
+ * outside the profile (reported skipped), so that every check is in one shard and the merged reports hold each once.
+ * vitest runs the shard's checks through a test-name pattern that names each of them.
  */
 import type { Check } from '../suites/harness/check.ts';
 

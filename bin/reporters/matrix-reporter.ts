@@ -6,7 +6,7 @@ import { allChecks, checkGroups } from '../../suites/index.ts';
 import { writeJUnit } from '../../suites/harness/junit.ts';
 import { completeAllureResults } from './allure-results.ts';
 import { buildMatrix, writeMatrix, type RunInfo, type Stopped } from '../../suites/harness/matrix.ts';
-import { deadlineUnjudged } from '../../suites/harness/preconditions.ts';
+import { deadlineUnjudged, suiteErrorUnjudged } from '../../suites/harness/preconditions.ts';
 import { redact, registerCredentials } from '../../suites/harness/redact.ts';
 import { type CheckResult, notRunResult } from '../../suites/harness/runner.ts';
 import { escapeControls } from '../../suites/harness/terminal.ts';
@@ -82,11 +82,15 @@ export default class MatrixReporter implements Reporter {
         : this.options.deadlineAt !== undefined && Date.now() >= this.options.deadlineAt
           ? 'deadline'
           : 'interrupted';
+    const shownErrors = errors.map((e) => escapeControls(redact(e)));
     if (stopped) results.push(...this.notRun(results, stopped));
+    // A file of the suite that did not load (or another error outside any check) left checks unrun: the suite's own
+    // error, not judged (suite-error-outside-checks), so their rules stay in the denominators.
+    else if (errors.length > 0) results.push(...this.notRun(results, 'suite-error', shownErrors));
     const run: RunInfo = { ...this.options.run, finishedAt: new Date().toISOString() };
     const matrix = buildMatrix(results, allChecks, run, this.options.version, {
       stopped,
-      errors: errors.map((e) => escapeControls(redact(e))),
+      errors: shownErrors,
       commit: suiteCommit(),
     });
     writeMatrix(this.options.reportDir, matrix);
@@ -95,17 +99,19 @@ export default class MatrixReporter implements Reporter {
     completeAllureResults(join(this.options.reportDir, 'allure-results'), matrix);
   }
 
-  /** The selected checks a cut-short run never reached: skipped, saying why (at the deadline: not judged, INCOMPLETE). */
-  private notRun(results: CheckResult[], stopped: Stopped): CheckResult[] {
+  /**
+   * The selected checks a cut-short run never reached, or an error of the suite outside any check left unrun: skipped,
+   * saying why (at the deadline and for the suite's error: not judged, INCOMPLETE).
+   */
+  private notRun(results: CheckResult[], why: Stopped | 'suite-error', errors: readonly string[] = []): CheckResult[] {
     const seen = new Set(results.map((r) => r.check));
+    const unjudged =
+      why === 'deadline' ? deadlineUnjudged(this.options.run.maxDurationS) : why === 'suite-error' ? suiteErrorUnjudged(errors) : undefined;
     return allChecks
       .filter((c) => this.options.selected?.includes(c.name) && !seen.has(c.name))
       .map((c) =>
-        stopped === 'deadline'
-          ? notRunResult(c, `not run: ${deadlineUnjudged(this.options.run.maxDurationS).problem}`, {
-              notJudged: 'precondition',
-              unjudged: deadlineUnjudged(this.options.run.maxDurationS),
-            })
+        unjudged
+          ? notRunResult(c, `not run: ${unjudged.problem}`, { notJudged: 'precondition', unjudged })
           : notRunResult(c, 'not run: the run was interrupted (Ctrl-C) before it', { notJudged: 'interrupted' }),
       );
   }

@@ -58,9 +58,8 @@ export default class UnfinishedChecksReporter implements Reporter {
           unfinished.push({ test, check });
         }
       }
-      // Checks of a file run concurrently (suites/harness/vitest.ts): every one that had started was under way when its
-      // worker died (vitest reports a start once a place among --max-concurrency is free, though with concurrent blocks
-      // side by side a started one may still wait for vitest's global limit: counted as crashed, never as a pass).
+      // Checks run concurrently (suites/harness/vitest.ts): every one that had started was under way when its worker
+      // died (vitest reports a start once the check's turn has come, suites/harness/check-runner.mjs).
       // When no start had been reported yet (the last batch died with the worker), the first left pending was: checks
       // start in their order.
       const running = unfinished.filter(({ test }) => this.started.has(test.id));

@@ -24,6 +24,11 @@ export interface Check {
   needs?: readonly Capability[];
   /** runs with no other check: it changes the target's shared state (clock, prices, faults) when offered (schedule.ts) */
   alone?: true;
+  /**
+   * every tenant whose reports it counts (partner reporting) is one it made itself when the target offers `tenants`
+   * and `funding` (e.g. suites/orders/steps/own-tenant.ts): it may then run beside other checks (schedule.ts)
+   */
+  ownTenant?: true;
   run(t: CheckContext): Promise<void>;
   /** where it is defined, `suites/…/x.checks.ts:LINE` (set by defineCheck); failures print it */
   source?: string;

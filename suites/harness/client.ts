@@ -2,8 +2,8 @@ import { Agent, getGlobalDispatcher, request as undiciRequest, errors as undiciE
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { findOperation, getOperation, validateResponse, type Service } from '../../generators/index.ts';
 import type { Exchange, RecordedResponse } from './exchange.ts';
-import { ConformanceFailure, NotJudged, SetupFailed, Skipped, type FailureDetail } from './failure.ts';
-import { deadlineUnjudged } from './preconditions.ts';
+import { ConformanceFailure, LateAnswer, NotJudged, SetupFailed, Skipped, type FailureDetail } from './failure.ts';
+import { deadlineUnjudged, lateAnswerReason } from './preconditions.ts';
 import { httpDateMs } from './http-date.ts';
 import { MAX_NESTING, nestsDeeperThan, parseJsonExact } from './json-exact.ts';
 import { retryAfterBudget, runBounds, type ConcurrencyLimit, type Pacer, type RetryAfterBudget } from './pacer.ts';
@@ -482,8 +482,11 @@ export class ServiceClient {
   }
 
   /**
-   * No whole answer: a failure of the rule the request checks (its operation's), saying whether an answer began; a
-   * precondition of the run when no connection could be made, and for the control API (the suite's own).
+   * No whole answer: a failure of the rule the request checks (its operation's), saying whether an answer began, when
+   * the connection was dropped, the bytes were not HTTP or the body was over --max-body-bytes; a precondition of the
+   * run when no connection could be made, and for the control API (the suite's own). An answer not whole within
+   * --timeout is a LateAnswer (a precondition, `timeout`): neither document sets a response time, so a slow target
+   * is not failed for the run's own limit; the rules that ask for an answer in time (hostile inputs) fail on it.
    */
   private transportFailure(
     e: TransportError,
@@ -510,14 +513,13 @@ export class ServiceClient {
       };
       this.opts.record(exchange);
     }
-    const what = `${sent.method} ${path}`;
-    if (this.opts.service === 'control') return new SetupFailed(`control ${what}: ${e.message}`, exchange);
+    const what = `${this.opts.service === 'control' ? 'control ' : ''}${sent.method} ${path}`;
+    if (e.kind === 'timeout') return new LateAnswer(lateAnswerReason(what, timeoutMs, e.message), timeoutMs, exchange);
+    if (this.opts.service === 'control') return new SetupFailed(`${what}: ${e.message}`, exchange);
     const documented =
-      e.kind === 'timeout'
-        ? `an answer to ${what} within ${timeoutMs} ms (--timeout)`
-        : e.kind === 'too-large'
-          ? `an answer to ${what} whose body fits in ${maxBodyBytes} bytes (--max-body-bytes)`
-          : `an HTTP answer to ${what}`;
+      e.kind === 'too-large'
+        ? `an answer to ${what} whose body fits in ${maxBodyBytes} bytes (--max-body-bytes)`
+        : `an HTTP answer to ${what}`;
     const rule = operationId ? getOperation(this.opts.service, operationId).rule : defaultRule(this.opts.service);
     return new ConformanceFailure(specRule(rule), { documented, received: e.message, exchange });
   }

@@ -84,6 +84,23 @@ export class SetupFailed extends Error {
   }
 }
 
+/**
+ * No whole answer within the run's --timeout: a limit of the run, not a rule of the documents (neither sets a response
+ * time), so the check is not judged (precondition `timeout`, INCOMPLETE, "raise --timeout": preconditions.ts). A kind
+ * of SetupFailed: a hostile-input sweep, whose rules ask for an answer in time ("never a hang"), fails its rule on it
+ * as on any request left without an answer (suites/shared/hostile.ts sendHostile).
+ */
+export class LateAnswer extends SetupFailed {
+  constructor(
+    reason: string,
+    readonly timeoutMs: number,
+    exchange?: Exchange,
+  ) {
+    super(reason, exchange);
+    this.name = 'LateAnswer';
+  }
+}
+
 function show(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) return `<${value.length} bytes>`;

@@ -108,19 +108,21 @@ export function buildMatrix(
   const gatingFailures = failures.filter((f) => f.gating).length;
   const ruleCounts: Partial<Record<RuleVerdict, number>> = {};
   for (const row of ruleRows) ruleCounts[row.verdict] = (ruleCounts[row.verdict] ?? 0) + 1;
-  const preconditions = preconditionRows(results, run, stopped);
-  // A run whose checks all came back without a verdict of pass or fail judged nothing: never a pass (DESIGN.md, exit 0).
-  if (results.length > 0 && checks.pass + checks.fail === 0 && !stopped) preconditions.push(nothingJudged(results, run.strict));
   const errors = options.errors ?? [];
-  const incomplete = stopped === 'deadline' || preconditions.some((p) => p.checks.length > 0);
+  const preconditions = preconditionRows(results, run, stopped, errors);
+  // A run whose checks all came back without a verdict of pass or fail judged nothing: never a pass (DESIGN.md, exit 0).
+  if (results.length > 0 && checks.pass + checks.fail === 0 && !stopped && errors.length === 0)
+    preconditions.push(nothingJudged(results, run.strict));
+  // An error of the suite outside any check is its own bug, not the target's: INCOMPLETE, never a pass (a gating failure
+  // besides still fails the run).
+  const incomplete = stopped === 'deadline' || errors.length > 0 || preconditions.some((p) => p.checks.length > 0);
   return {
     schemaVersion: MATRIX_SCHEMA_VERSION,
     suite: { name: 'solana-trading-conformance', version, ...(options.commit ? { commit: options.commit } : {}) },
     // The target's /api/v1/info is shown as the check results are: control characters written out (terminal.ts).
     run: { ...run, target: { ...run.target, info: escapeControlsDeep(run.target.info) } },
     summary: {
-      verdict:
-        gatingFailures > 0 || errors.length > 0 ? 'fail' : stopped === 'interrupted' ? 'interrupted' : incomplete ? 'incomplete' : 'pass',
+      verdict: gatingFailures > 0 ? 'fail' : stopped === 'interrupted' ? 'interrupted' : incomplete ? 'incomplete' : 'pass',
       ...(stopped ? { stopped } : {}),
       checks,
       gatingFailures,

@@ -5,8 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * - `Pacer`: at most `maxRps` requests per second leave this process, whatever check sends them (--max-rps);
  * - `ConcurrencyLimit`: at most `max` requests are in flight at once (--max-concurrency);
  * - a 429 with a usable retry-after holds every later request of the run until it has passed (`Pacer.holdFor`).
- * Conformance files run one at a time, each in a process of its own, so one of each per process is the whole budget
- * at any moment, shared by the checks of the file that run concurrently (suites/harness/schedule.ts). What must last the whole run (the retry-after wait spent) is kept in a file (RetryAfterBudget).
+ * Both services' checks run in one process (suites/conformance.test.ts), so one of each per process is the whole
+ * budget of the target, shared by the checks under way (suites/harness/schedule.ts). What must last the whole run (the
+ * retry-after wait spent) is kept in a file (RetryAfterBudget).
  */
 export class Pacer {
   private next = 0;
@@ -136,8 +137,8 @@ export interface RunBounds {
   /** --max-duration in seconds, to name it when the deadline is met. */
   maxDurationS?: number;
   /**
-   * A file the run's processes share, holding the retry-after wait spent so far (conformance files run one after
-   * another, each in a process of its own); in memory when absent.
+   * A file holding the retry-after wait spent so far, shared by the run's processes (the CLI's and the conformance
+   * worker's); in memory when absent.
    */
   retryWaitFile?: string;
 }

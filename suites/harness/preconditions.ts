@@ -133,6 +133,8 @@ export function skipCause(
           },
     };
   }
+  const late = lateAnswerIn(reason);
+  if (late) return { by: 'precondition', unjudged: late };
   if (last?.response.status === 429) return { by: 'precondition', unjudged: { ...RATE_LIMIT, problem: firstLine(reason) } };
   const setting = SETTINGS.find((s) => s.pattern.test(reason));
   if (setting) return { by: 'precondition', unjudged: { id: setting.id, problem: firstLine(reason), fix: setting.fix } };
@@ -144,6 +146,8 @@ export function skipCause(
 
 /** Why a check whose setup broke was not judged: a precondition the run found broken, a recognised one, or its own. */
 export function setupCause(env: TargetEnv, reason: string, carried: Exchange | undefined, last: Exchange | undefined): Unjudged {
+  const late = lateAnswerIn(reason);
+  if (late) return late;
   const broken = explainedBy(env, carried ?? last);
   if (broken) return fromBroken(broken);
   if ((carried ?? last)?.response.status === 429) return { ...RATE_LIMIT, problem: firstLine(reason) };
@@ -156,11 +160,49 @@ function firstLine(text: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
+/**
+ * The reason of a LateAnswer (failure.ts): no whole answer to `what` within --timeout. Made and read here only, so a
+ * check that passes the reason on in a skip of its own is still counted under `timeout` (skipCause, setupCause).
+ */
+export function lateAnswerReason(what: string, timeoutMs: number, message: string): string {
+  return `no whole answer to ${what} within --timeout ${timeoutMs} ms: ${message}`;
+}
+
+const LATE_ANSWER = /no whole answer to .* within --timeout (\d+) ms/;
+
+/** A request left without a whole answer within --timeout: the documents set no response time, so not a verdict. */
+export function timeoutUnjudged(timeoutMs: number | string): Unjudged {
+  return {
+    id: 'timeout',
+    problem: `a request got no whole answer within --timeout (${timeoutMs} ms); neither document sets a response time, so the rule it was sent for was not judged`,
+    fix: `raise --timeout (now ${timeoutMs} ms)`,
+  };
+}
+
+export function lateAnswerIn(reason: string): Unjudged | undefined {
+  const late = LATE_ANSWER.exec(reason);
+  return late ? timeoutUnjudged(late[1]!) : undefined;
+}
+
+/**
+ * An error of the suite outside any check (a file of the suite that did not load, a hook, an unhandled error): the
+ * suite's own bug, never a verdict on the target. The checks it left unrun are not judged for it (INCOMPLETE, exit 4;
+ * a gating failure besides still makes the run a FAIL).
+ */
+export function suiteErrorUnjudged(errors: readonly string[]): Unjudged {
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more: the ERROR lines below)` : '';
+  return {
+    id: 'suite-error-outside-checks',
+    problem: `the suite's own error, not the target: ${firstLine(errors[0] ?? 'an error outside any check')}${more}`,
+    fix: 'report it with the ERROR line (a bug of the suite); run again, and meanwhile leave the failing part out with --grep',
+  };
+}
+
 /** The run stopped at its --max-duration deadline before these checks ran. */
 export function deadlineUnjudged(maxDurationS: number | undefined): Unjudged {
   return {
     id: 'deadline',
     problem: `the run reached its deadline (--max-duration ${maxDurationS ?? '?'} s) before every check had run`,
-    fix: 'raise --max-duration (CONFORMANCE_MAX_DURATION; 0 = none), or split the run with --shard',
+    fix: 'raise --max-duration (CONFORMANCE_MAX_DURATION; 0 = none), or split the run with --shard (readonly, smoke, or the embedded server)',
   };
 }

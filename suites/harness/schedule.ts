@@ -1,8 +1,10 @@
 /**
- * Which checks may run at the same time (README, `--max-concurrency`; CONTRIBUTING, "Checks"). Checks run concurrently,
- * at most `--max-concurrency` at once, except those that change or count state every check shares: such a check runs
- * alone, with no other check of its file under way (`runOrder`: the checks that may overlap first, all of the file's
- * areas together, then those that run alone one after another). The rule, from data:
+ * Which checks may run at the same time, and in what order they start (README, `--max-concurrency`; CONTRIBUTING,
+ * "Checks"). The checks of both services run in one process against one target (suites/conformance.test.ts), at most
+ * `--max-concurrency` at once, except those that change or count state every check shares: such a check runs alone on
+ * the whole target, with no other check of either service under way (the reference server's two services share one
+ * clock and one price table, and a real target's control API may too). The checks that may overlap start first, then
+ * those that run alone, one after another (`runOrder`, `CheckQueue`). The rule, from data:
  * - it needs a capability whose state is global to the target (`SHARED_CAPABILITIES`: the virtual clock, prices and
  *   pools, faults, a quote key's metered rate limit);
  * - or it cites a rule of an area that counts everything of a tenant or a key (`SHARED_AREAS`: partner reporting,
@@ -20,12 +22,20 @@ export const SHARED_CAPABILITIES: readonly Capability[] = ['clock', 'prices', 'f
 /** Rule-id prefixes of the areas whose checks count everything of a tenant (`/partners/me/*`) or of a key (429 metering). */
 export const SHARED_AREAS: readonly string[] = ['OA-REP-', 'Q-RATE-'];
 
-/** Does `check` run with no other check at the same time? */
-export function runsAlone(check: Check): boolean {
+/** What a target offers for a check marked `ownTenant` to count a tenant it made itself, with users of its own. */
+export const OWN_TENANT_NEEDS: readonly Capability[] = ['tenants', 'funding'];
+
+/**
+ * Does `check` run with no other check at the same time, on a target offering `capabilities`? A check marked
+ * `ownTenant` counts only tenants it made itself when they hold OWN_TENANT_NEEDS, so its reporting rules share nothing
+ * then; without them (or when the capabilities are not given) it counts the run's tenant and runs alone.
+ */
+export function runsAlone(check: Check, capabilities: readonly Capability[] = []): boolean {
+  const ownTenant = check.ownTenant === true && OWN_TENANT_NEEDS.every((c) => capabilities.includes(c));
   return (
     check.alone === true ||
     (check.needs ?? []).some((c) => SHARED_CAPABILITIES.includes(c)) ||
-    check.rules.some((id) => SHARED_AREAS.some((prefix) => id.startsWith(prefix)))
+    (!ownTenant && check.rules.some((id) => SHARED_AREAS.some((prefix) => id.startsWith(prefix))))
   );
 }
 
@@ -44,10 +54,10 @@ export function checkSlots(maxConcurrency: number): number {
 }
 
 /** Consecutive checks cut into runs: a run of checks that may overlap, or one check that runs alone. */
-export function segments(checks: readonly Check[]): Array<{ alone: boolean; checks: Check[] }> {
+export function segments(checks: readonly Check[], capabilities: readonly Capability[] = []): Array<{ alone: boolean; checks: Check[] }> {
   const out: Array<{ alone: boolean; checks: Check[] }> = [];
   for (const check of checks) {
-    const alone = runsAlone(check);
+    const alone = runsAlone(check, capabilities);
     const last = out.at(-1);
     if (last && !alone && !last.alone) last.checks.push(check);
     else out.push({ alone, checks: [check] });
@@ -60,7 +70,7 @@ const SHARED_WRITES = ['advanceClock', 'setPrice', 'setPool', 'setFaults'] as co
 
 /** Stop a check that does not run alone before it changes the target's shared state (a suite error naming the fix). */
 export function guardSharedState(control: ControlAdapter, check: Check): void {
-  if (runsAlone(check)) return;
+  if (runsAlone(check, control.capabilities)) return;
   for (const method of SHARED_WRITES) {
     control[method] = async () => {
       throw new Error(
@@ -71,25 +81,142 @@ export function guardSharedState(control: ControlAdapter, check: Check): void {
   }
 }
 
-/** A block of checks of one area: checks that may run at once, or one check that runs alone. */
-export interface Block {
-  title: string;
+/**
+ * The order the checks of a run start in, the services' areas given in declaration order. Sequential (`--max-concurrency
+ * 1`): the declaration order. Otherwise the checks that may overlap first, then each that runs alone, both in declaration
+ * order: a few alone checks scattered among the others would cut the run into short concurrent stretches, each waiting
+ * for its slowest check (issue 17: on a 100-300 ms target fewer than 2 checks were under way on average). The checks of a
+ * lane (`laneOf`: the order checks on one shared wallet) keep their declaration order, alone or not, ahead of the rest.
+ */
+export function runOrder(
+  groups: ReadonlyArray<readonly [string, readonly Check[]]>,
+  sequential: boolean,
+  alone: (check: Check) => boolean = (check) => runsAlone(check),
+  laneOf: (check: Check) => string | undefined = () => undefined,
+): Check[] {
+  const declared = groups.flatMap(([, checks]) => checks);
+  if (sequential) return declared;
+  const first = (c: Check) => laneOf(c) !== undefined || !alone(c);
+  return [...declared.filter(first), ...declared.filter((c) => !first(c))];
+}
+
+/** A check waiting for its turn, or under way (in its test's meta: plain data). */
+export interface Turn {
+  check: string;
+  /** its place in `runOrder`: the lower starts first */
+  rank: number;
   alone: boolean;
-  checks: Check[];
+  /** the checks of one lane run one at a time, in rank order */
+  lane?: string;
 }
 
 /**
- * The blocks of a conformance file (its areas, in declaration order), in the order they run. Sequential (`--max-concurrency
- * 1`, or order checks on one shared wallet): each area's segments in declaration order, one check at a time. Otherwise
- * first every area's checks that may overlap (consecutive concurrent blocks run together, up to `--max-concurrency`),
- * then each check that runs alone, in declaration order: a few alone checks scattered among the others would cut the
- * file into short concurrent runs, each waiting for its slowest check (issue 17: on a 100-300 ms target fewer than 2
- * checks were under way on average).
+ * The run's checks: which may start now. At most `slots` under way; one that runs alone starts when nothing else is
+ * under way, and nothing else starts until it ends; the checks of a lane one at a time, in their order; otherwise by
+ * rank. A check that runs alone waiting for the others to end does not hold back those ranked after it (they are the
+ * checks that may overlap, all ranked before the alone ones, or another lane's): it starts once they have all ended.
+ * Pure bookkeeping, no timers: `Scheduler` drives it.
  */
-export function runOrder(groups: ReadonlyArray<readonly [string, readonly Check[]]>, sequential: boolean): Block[] {
-  const cut = groups.flatMap(([title, checks]) => segments(checks).map((s): Block => ({ title, ...s })));
-  if (sequential) return cut;
-  const together = new Map<string, Check[]>();
-  for (const b of cut.filter((b) => !b.alone)) together.set(b.title, [...(together.get(b.title) ?? []), ...b.checks]);
-  return [...[...together].map(([title, checks]): Block => ({ title, alone: false, checks })), ...cut.filter((b) => b.alone)];
+export class CheckQueue {
+  private readonly waiting: Turn[] = [];
+  private readonly running = new Set<Turn>();
+
+  constructor(readonly slots: number) {}
+
+  add(turn: Turn): void {
+    const at = this.waiting.findIndex((t) => t.rank > turn.rank);
+    this.waiting.splice(at === -1 ? this.waiting.length : at, 0, turn);
+  }
+
+  /** Take a waiting check out (its run was cancelled). */
+  remove(turn: Turn): void {
+    const at = this.waiting.indexOf(turn);
+    if (at !== -1) this.waiting.splice(at, 1);
+  }
+
+  /** The checks that start now, in rank order; they are under way from here until `done`. */
+  next(): Turn[] {
+    if ([...this.running].some((t) => t.alone)) return [];
+    const heldLanes = new Set([...this.running].flatMap((t) => t.lane ?? []));
+    const start: Turn[] = [];
+    for (const turn of this.waiting) {
+      if (this.running.size + start.length >= this.slots) break;
+      if (turn.lane !== undefined && heldLanes.has(turn.lane)) continue;
+      if (turn.lane !== undefined) heldLanes.add(turn.lane);
+      if (!turn.alone) start.push(turn);
+      else if (this.running.size + start.length === 0) {
+        start.push(turn);
+        break;
+      }
+    }
+    for (const turn of start) {
+      this.remove(turn);
+      this.running.add(turn);
+    }
+    return start;
+  }
+
+  done(turn: Turn): void {
+    this.running.delete(turn);
+  }
+
+  /** Checks under way. */
+  get underWay(): number {
+    return this.running.size;
+  }
+
+  /** Checks waiting for their turn. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
+
+/**
+ * Hands out turns of a `CheckQueue` (suites/harness/check-runner.mjs): `turn` resolves when the check may start, with the
+ * function that ends its turn. Checks arriving together (vitest starts every test of the run at once) are all queued
+ * before any starts, so that the first to start is the first by rank, not the first to arrive. A cancelled wait
+ * (`signal`: Ctrl-C, the deadline) leaves the queue and rejects with the signal's reason: the check never starts.
+ */
+export class Scheduler {
+  private pending = false;
+  private readonly granted = new Map<Turn, () => void>();
+
+  constructor(private readonly queue: CheckQueue) {}
+
+  turn(turn: Turn, signal?: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        this.queue.remove(turn);
+        this.granted.delete(turn);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.granted.set(turn, () => {
+        signal?.removeEventListener('abort', onAbort);
+        let ended = false;
+        resolve(() => {
+          if (ended) return;
+          ended = true;
+          this.queue.done(turn);
+          this.dispatchSoon();
+        });
+      });
+      this.queue.add(turn);
+      this.dispatchSoon();
+    });
+  }
+
+  private dispatchSoon(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setImmediate(() => {
+      this.pending = false;
+      for (const turn of this.queue.next()) {
+        const grant = this.granted.get(turn);
+        this.granted.delete(turn);
+        grant?.();
+      }
+    });
+  }
 }

@@ -7,16 +7,20 @@ import { verdictLine } from './junit.ts';
 import { loadCatalogue } from './rules.ts';
 import { DEFAULT_MAX_CONCURRENCY } from './pacer.ts';
 import { runCheck, type CheckResult } from './runner.ts';
-import { checkSlots, ordersShareOneWallet, runOrder } from './schedule.ts';
+import { CheckQueue, checkSlots, ordersShareOneWallet, runOrder, runsAlone, Scheduler, type Turn } from './schedule.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
 import type { TargetEnv } from './types.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     target: TargetEnv;
+    /** the services whose checks the run selected (bin/conformance.ts): suites/conformance.test.ts loads only theirs */
+    services?: Array<Check['service']>;
   }
   interface TaskMeta {
     conformance?: CheckResult;
+    /** when the check may start (suites/harness/check-runner.mjs) */
+    turn?: Turn;
   }
 }
 
@@ -53,12 +57,12 @@ export function testName(check: Check): string {
 }
 
 /**
- * Register each check of a conformance file (its areas: title and checks) as one vitest test. Checks run concurrently,
- * at most `--max-concurrency` at once (vitest's `maxConcurrency`, set by the CLI), except a check that runs alone
- * (schedule.ts): the file's checks that may overlap run first, then each one that runs alone by itself (`runOrder`).
- * Each block is a `describe` of its area's title: concurrent, or sequential for one that runs alone; vitest runs
- * consecutive concurrent blocks together and a sequential one by itself. With `--max-concurrency 1` every block is
- * sequential and in declaration order: one check at a time.
+ * Register each check of the run (its areas: title and checks, both services' in one file) as one vitest test, one
+ * `describe` per area. vitest starts every test at once and the test runner holds each until its check's turn
+ * (check-runner.mjs, schedule.ts, from the `turn` in the test's meta): at most `--max-concurrency` checks under way, one
+ * that runs alone with nothing else of the target under way, the checks that may overlap first (`runOrder`), a full
+ * run's order checks on one shared wallet one at a time (a lane of their own, the quote checks beside them). With
+ * `--max-concurrency 1` every block is sequential and in declaration order: one check at a time.
  *
  * The verdict travels in task meta to the matrix reporter (which writes the matrix and junit.xml); vitest sees pass, a
  * thrown failure for a gating `fail`, and a skip with the verdict and the first line of its reason for every other
@@ -66,12 +70,20 @@ export function testName(check: Check): string {
  */
 export function describeChecks(groups: ReadonlyArray<readonly [string, readonly Check[]]>): void {
   const env = inject('target');
-  const sequential =
-    checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) === 1 ||
-    (groups[0]?.[1][0]?.service === 'orders' && ordersShareOneWallet(env));
-  for (const block of runOrder(groups, sequential)) {
-    (sequential || block.alone ? describe : describe.concurrent)(block.title, () => {
-      for (const check of block.checks) test(testName(check), (ctx) => checkAsTest(check, ctx));
+  const slots = checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+  const sequential = slots === 1;
+  // The run's scheduler, for the test runner (check-runner.mjs: it cannot import this module).
+  (globalThis as Record<symbol, unknown>)[Symbol.for('conformance.scheduler')] = new Scheduler(new CheckQueue(slots));
+  const alone = (check: Check) => runsAlone(check, env.capabilities);
+  const laneOf = (check: Check) => (check.service === 'orders' && ordersShareOneWallet(env) ? 'orders' : undefined);
+  const rank = new Map(runOrder(groups, sequential, alone, laneOf).map((check, i) => [check, i]));
+  for (const [title, checks] of groups) {
+    (sequential ? describe : describe.concurrent)(title, () => {
+      for (const check of checks) {
+        const lane = laneOf(check);
+        const turn: Turn = { check: check.name, rank: rank.get(check)!, alone: alone(check), ...(lane ? { lane } : {}) };
+        test(testName(check), { meta: { turn } }, (ctx) => checkAsTest(check, ctx));
+      }
     });
   }
 }
@@ -92,19 +104,18 @@ async function checkAsTest(check: Check, ctx: TestContext): Promise<void> {
     inFlight.delete(running);
   }
   ctx.task.meta.conformance = result;
-  // A cancelled run (Ctrl-C) has already reported the checks running beside this one as skipped: vitest takes nothing
-  // more of this test (no annotation), and the run ends "interrupted" with the verdicts reported before.
-  if (ctx.task.result && ctx.task.result.state !== 'run') return;
-  const catalogue = loadCatalogue();
-  await allure.epic(check.service === 'orders' ? 'Order Automation Service' : 'Swap Quote Service');
-  for (const id of check.rules) {
-    await allure.label('rule', id);
-    const area = catalogue.rules.get(id)?.area;
-    if (area) await allure.feature(area);
+  // A cancelled run (Ctrl-C, --max-duration) has already reported the checks running beside this one as skipped: vitest
+  // takes nothing more of this test (no annotation), and the run ends "interrupted" with the verdicts reported before.
+  // It may be cancelled while the labels below are written, too: then too the test ends as it was reported.
+  const cancelled = () => ctx.task.result !== undefined && ctx.task.result.state !== 'run';
+  if (cancelled()) return;
+  try {
+    await labelAndAnnotate(check, result, ctx);
+  } catch (e) {
+    if (cancelled()) return;
+    throw e;
   }
-  await allure.label('verdict', result.verdict);
-  if (result.reproductions?.length) await allure.attachment('exchanges (redacted)', result.reproductions.join('\n\n'), 'text/plain');
-  for (const note of result.notes) await ctx.annotate(note, 'notice');
+  if (cancelled()) return;
   switch (result.verdict) {
     case 'pass':
       return;
@@ -115,4 +126,18 @@ async function checkAsTest(check: Check, ctx: TestContext): Promise<void> {
     default:
       ctx.skip(verdictLine(result));
   }
+}
+
+/** The check's Allure labels and attachment, and its notes as vitest annotations. */
+async function labelAndAnnotate(check: Check, result: CheckResult, ctx: TestContext): Promise<void> {
+  const catalogue = loadCatalogue();
+  await allure.epic(check.service === 'orders' ? 'Order Automation Service' : 'Swap Quote Service');
+  for (const id of check.rules) {
+    await allure.label('rule', id);
+    const area = catalogue.rules.get(id)?.area;
+    if (area) await allure.feature(area);
+  }
+  await allure.label('verdict', result.verdict);
+  if (result.reproductions?.length) await allure.attachment('exchanges (redacted)', result.reproductions.join('\n\n'), 'text/plain');
+  for (const note of result.notes) await ctx.annotate(note, 'notice');
 }

@@ -35,7 +35,7 @@ export const partnerReadNeedsOnlyTheKeyAndIsEnveloped = defineCheck({
   service: 'orders',
   // Any 2xx is a success (OA-ERR-011); extra fields are fine (OA-FMT-009): neither is asserted against.
   rules: ['OA-AUTH-012', 'OA-ENV-001', 'OA-ERR-011', 'OA-FMT-009'],
-  profile: 'smoke',
+  profile: 'smoke', // smoke's read of partner reporting (README, Profiles)
   async run(t: CheckContext) {
     const ex = await partnerRead(t, t.env.credentials.ordersApiKey);
     const b = ex.response.body;

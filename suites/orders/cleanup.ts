@@ -68,6 +68,12 @@ export interface BalanceAudit {
   managers: ManagerAudit[];
   /** Users whose manager could not be read or cleaned, by reason. */
   unreadable: Record<string, number>;
+  /**
+   * Users of a tenant the run provisioned (not the run's own ORDERS_API_KEY or ORDERS_API_KEY_ALT) that answers 403
+   * TENANT_SUSPENDED or TENANT_DELETED: the checks of those answers suspend and delete tenants of their own. Expected,
+   * not a leftover: nothing of theirs can be reached, and they are counted here, not under `unreadable`.
+   */
+  retiredTenantUsers?: number;
   /** The funded external wallets, or why they could not be observed. */
   wallets: Array<{ wallet: string; mints: WalletMintAudit[] }> | string;
   discrepancies: string[];
@@ -117,11 +123,26 @@ const amount = (value: unknown) => (typeof value === 'string' && /^[0-9]+$/.test
 const add = (map: Map<string, bigint>, key: string, value: bigint) => map.set(key, (map.get(key) ?? 0n) + value);
 const record = (map: Map<string, bigint>) => Object.fromEntries([...map].map(([k, v]) => [k, v.toString()]));
 
+/** A line on the terminal while the cleanup runs, as the progress reporter's lines (bin/reporters/progress.ts). */
+export type CleanupProgress = (line: string) => void;
+
+/** Written straight to the CLI's output: the worker's console would reach it only once the orders file ends. */
+const toTerminal: CleanupProgress = (line) => void process.stdout.write(`conformance: cleanup: ${line}\n`);
+
+/** How often a line says how far the cleanup got, while it cancels and withdraws (a slow target takes minutes). */
+const PROGRESS_EVERY_MS = 20_000;
+
+/** A refusal that says the tenant itself is gone: the run's own test tenants end so (auth checks). */
+const RETIRED_TENANT = / answered 403 (TENANT_SUSPENDED|TENANT_DELETED)$/;
+
 export async function cleanUpCreatedOrders(
   env: TargetEnv,
   orders: readonly CreatedOrder[] = createdOrders(),
   users: readonly KnownUser[] = knownUsers(),
+  progress: CleanupProgress = toTerminal,
 ): Promise<CleanupReport> {
+  const started = Date.now();
+  const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
   const t = new CheckContext(CLEANUP, env);
   const audit: BalanceAudit = { managers: [], unreadable: {}, wallets: [], discrepancies: [] };
   const report: CleanupReport = {
@@ -156,6 +177,7 @@ export async function cleanUpCreatedOrders(
 
   // 1. Every user of the run and what it lists; the orders to clean up.
   const everyUser = [...new Map([...users, ...orders].map((u) => [userKey(u), { apiKey: u.apiKey, sub: u.sub }])).values()];
+  progress(`listing the orders of ${everyUser.length} user(s) the run onboarded or acted for`);
   const listed = new Map<string, Map<string, Record<string, unknown>>>();
   const lists = await mapAtMost(everyUser, width, async (u) => {
     const ex = await as(u, 'GET', '/me/orders');
@@ -189,17 +211,33 @@ export async function cleanUpCreatedOrders(
   everyUser.forEach((u, i) => chain(chainOf(u)).users.push(i));
   const outcomes = new Array<OrderOutcome>(all.length);
   const managerOutcomes = new Array<ManagerOutcome>(everyUser.length);
-  await mapAtMost([...chains.values()], width, async (c) => {
-    for (const i of c.orders) outcomes[i] = await cleanOrder(all[i]!, listed.get(userKey(all[i]!))?.get(all[i]!.orderId), as);
-    // 2 and 3. Withdraw-max of every manager, then what each still holds.
-    for (const i of c.users) {
-      try {
-        managerOutcomes[i] = await withdrawMax(everyUser[i]!, as);
-      } catch (e) {
-        managerOutcomes[i] = (e as Error).message.split('\n')[0] ?? String(e);
+  const done = { orders: 0, managers: 0 };
+  const counts = () => `${done.orders} of ${all.length} order(s) and ${done.managers} of ${everyUser.length} manager(s) done, ${seconds()}`;
+  progress(
+    `${all.length} order(s) to cancel and withdraw (${found.length} found by listing), then ${everyUser.length} manager(s) to empty`,
+  );
+  const ticker = setInterval(() => progress(counts()), PROGRESS_EVERY_MS);
+  ticker.unref();
+  try {
+    await mapAtMost([...chains.values()], width, async (c) => {
+      for (const i of c.orders) {
+        outcomes[i] = await cleanOrder(all[i]!, listed.get(userKey(all[i]!))?.get(all[i]!.orderId), as);
+        done.orders++;
       }
-    }
-  });
+      // 2 and 3. Withdraw-max of every manager, then what each still holds.
+      for (const i of c.users) {
+        try {
+          managerOutcomes[i] = await withdrawMax(everyUser[i]!, as);
+        } catch (e) {
+          managerOutcomes[i] = (e as Error).message.split('\n')[0] ?? String(e);
+        }
+        done.managers++;
+      }
+    });
+  } finally {
+    clearInterval(ticker);
+  }
+  progress(counts());
   all.forEach((o, i) => {
     const { left, cancelled, abandoned, withdrawn } = outcomes[i]!;
     if (left)
@@ -214,8 +252,13 @@ export async function cleanUpCreatedOrders(
     if (withdrawn) report.withdrawn++;
   });
   const managers = new Map<string, { walletAddress: string; totals: Map<string, bigint> }>();
+  const ownKeys = [env.credentials.ordersApiKey, env.credentials.ordersApiKeyAlt].filter(Boolean);
   everyUser.forEach((u, i) => {
     const m = managerOutcomes[i]!;
+    if (typeof m === 'string' && RETIRED_TENANT.test(m) && !ownKeys.includes(u.apiKey)) {
+      audit.retiredTenantUsers = (audit.retiredTenantUsers ?? 0) + 1;
+      return;
+    }
     if (typeof m === 'string') return unreadable(m);
     report.walletWithdrawals += m.walletWithdrawals;
     if (m.audit) audit.managers.push(m.audit);
@@ -224,7 +267,9 @@ export async function cleanUpCreatedOrders(
   });
 
   // 4. The external wallets the run funded.
+  if (t.control.has('funding')) progress("comparing the funded wallets' balances with what they started with");
   audit.wallets = await auditWallets(t, everyUser, managers, listed, audit, width);
+  progress(`done in ${seconds()}`);
   return report;
 }
 
@@ -440,6 +485,10 @@ export function describeCleanup(report: CleanupReport): string {
   for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
   for (const [reason, n] of Object.entries(b?.unreadable ?? {}))
     lines.push(`  ${n} × user not cleaned: ${reason.replace(/conformance-[\w-]+/g, '<sub>')}`);
+  if (b?.retiredTenantUsers)
+    lines.push(
+      `  ${b.retiredTenantUsers} user(s) skipped, as expected: their tenant, provisioned by this run, was suspended or deleted by a check (403 TENANT_SUSPENDED, TENANT_DELETED)`,
+    );
   for (const d of b?.discrepancies ?? []) lines.push(`  !! ${d.replace(/conformance-[\w-]+/g, '<sub>')}`);
   return lines.join('\n');
 }

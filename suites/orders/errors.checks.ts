@@ -47,7 +47,7 @@ export const errorStatusesFollowTheTable = defineCheck({
   service: 'orders',
   rules: ['OA-ERR-001', 'OA-ERR-002'],
   profile: 'full',
-  alone: true,
+  // The codes of a chain that is down (a fault every check shares): rpcUnavailableIsRetryable, which runs alone.
   async run(t: CheckContext) {
     const unknownOrder = randomUUID();
     const probes: Array<[string, () => Promise<Exchange>]> = [
@@ -90,15 +90,6 @@ export const errorStatusesFollowTheTable = defineCheck({
         'POST /orders/confirm with a signedTransaction that is not base64',
         await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: '!!not base64!!' }),
       );
-    }
-    if (t.control.has('faults')) {
-      t.defer(async () => {
-        await t.control.setFaults({ rpc: 'up' });
-      });
-      await t.control.setFaults({ rpc: 'down' });
-      judgeStatus(t, 'GET /me/balance with the chain down', await asUser(t, user.sub, { path: '/me/balance', retry: false }));
-      judgeStatus(t, 'POST /orders/intent with the chain down', await postIntent(t, user.sub, dcaRequest()));
-      await t.control.setFaults({ rpc: 'up' });
     }
   },
 });
@@ -151,7 +142,7 @@ export const submitFailedIsRetryable = defineCheck({
 export const rpcUnavailableIsRetryable = defineCheck({
   name: 'an-intent-answered-rpc-unavailable-succeeds-when-repeated-after-the-chain-returns',
   service: 'orders',
-  rules: ['OA-ERR-009'],
+  rules: ['OA-ERR-009', 'OA-ERR-001', 'OA-ERR-002'],
   profile: 'full',
   needs: ['faults'],
   async run(t: CheckContext) {
@@ -161,7 +152,10 @@ export const rpcUnavailableIsRetryable = defineCheck({
       await t.control.setFaults({ rpc: 'up' });
     });
     await t.control.setFaults({ rpc: 'down' });
+    // The Errors table's status of each code a chain that is down brings (the others: errorStatusesFollowTheTable).
+    judgeStatus(t, 'GET /me/balance with the chain down', await asUser(t, user.sub, { path: '/me/balance', retry: false }));
     const down = await postIntent(t, user.sub, dcaRequest(), headers);
+    judgeStatus(t, 'POST /orders/intent with the chain down', down);
     await t.control.setFaults({ rpc: 'up' });
     if (down.response.status !== 503 || errorCode(down) !== 'RPC_UNAVAILABLE') {
       t.skip(

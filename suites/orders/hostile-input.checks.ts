@@ -21,6 +21,7 @@ import {
   sampleRequest,
   sweep,
   type Sweep,
+  type SweepInput,
 } from '../shared/hostile.ts';
 import { isObject, randomToken } from '../shared/values.ts';
 import { ERROR_STATUSES } from './error-table.ts';
@@ -489,17 +490,31 @@ async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> 
   const hostile = hostileValues(t.env);
   const sampled = generatedSampler(t.env);
   let inconclusive = 0;
-  await sweep(t, async (s: Sweep) => {
-    const send = async (op: OperationInfo, input: Pick<BadInput, 'what' | 'served' | 'rule'>, spec: RequestSpec): Promise<void> => {
-      const headers = { ...(spec.headers ?? {}), ...(userScoped(op) ? { 'X-Service-User': user.sub } : {}) };
-      const ex = await s.send(t, t.orders, 'OA-HOST-001', op.operationId, { ...spec, headers });
-      if (!judge(t, op, input, ex)) inconclusive++;
-    };
-    for (const op of operations(writes)) {
-      for (const input of badInputs(op, user.userPubkey, user.real, hostile)) await s.attempt(() => send(op, input, input.spec));
-      const generated = invalidRequests('orders', op);
-      if (!generated) continue;
-      await s.attempt(() =>
+  const judged = async (
+    send: (spec: RequestSpec) => Promise<Exchange>,
+    op: OperationInfo,
+    input: Pick<BadInput, 'what' | 'served' | 'rule'>,
+    spec: RequestSpec,
+  ): Promise<void> => {
+    const headers = { ...(spec.headers ?? {}), ...(userScoped(op) ? { 'X-Service-User': user.sub } : {}) };
+    if (!judge(t, op, input, await send({ ...spec, headers }))) inconclusive++;
+  };
+  // A write a conforming server may serve changes what the inputs after it meet: the user's pending orders, limits and
+  // idempotency keys, a real order's state (paused, modified), the tenant's users. It keeps its place among the inputs
+  // of that state (SweepInput.alone), and so does the property of each write, whose generated requests may be served
+  // too; the inputs no reading lets through, and the reads, run together.
+  const inputs: SweepInput[] = [];
+  for (const op of operations(writes)) {
+    const state = !writes ? undefined : !userScoped(op) ? 'tenant' : op.path.includes('{') ? `order ${orderIdFor(op, user.real)}` : 'user';
+    for (const input of badInputs(op, user.userPubkey, user.real, hostile))
+      inputs.push({ operation: op.operationId, state, alone: input.served, run: (send) => judged(send, op, input, input.spec) });
+    const generated = invalidRequests('orders', op);
+    if (!generated) continue;
+    inputs.push({
+      operation: op.operationId,
+      state,
+      alone: true,
+      run: (send) =>
         t.property(
           'OA-HOST-001',
           generated,
@@ -509,7 +524,8 @@ async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> 
               what: `a generated invalid ${sample.target} (${sample.violation.message})`,
               served: !generatedMustBeRejected(sample),
             };
-            await send(
+            await judged(
+              send,
               op,
               input,
               sampleRequest(op, sample, () => orderIdFor(op, user.real)),
@@ -517,9 +533,9 @@ async function tryHostileInput(t: CheckContext, writes: boolean): Promise<void> 
           },
           runsPerOperation(t),
         ),
-      );
-    }
-  });
+    });
+  }
+  await sweep(t, (s: Sweep) => s.inputs(t, t.orders, 'OA-HOST-001', inputs));
   if (inconclusive > 0)
     t.note(
       `${inconclusive} answer(s) were environment trouble (503 RPC_UNAVAILABLE, PRICE_ORACLE_UNAVAILABLE, or /health's database), not judged`,

@@ -1,6 +1,6 @@
 /**
- * The Order Automation Service's checks by group (area), in order: the registry of suites/orders/orders.test.ts,
- * which so loads no check of the other service (issue 17). suites/index.ts joins both.
+ * The Order Automation Service's checks by group (area), in order: loaded by suites/conformance.test.ts only
+ * when the run selected an order check (issue 17). suites/index.ts joins both.
  */
 import { checksOf } from '../harness/checks-of.ts';
 import type { Check } from '../harness/check.ts';

@@ -4,6 +4,7 @@ import type { RequestSpec } from '../harness/client.ts';
 import { isObject } from '../shared/values.ts';
 import { createOrder, dcaRequest, ORDER_TYPES } from './orders.ts';
 import { expectError } from './steps/expect.ts';
+import { ownTenantCheck } from './steps/own-tenant.ts';
 import { createIfAccepted, idsIn, reader, rowsOf } from './steps/reads.ts';
 import { servedRequest } from './users.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
@@ -17,7 +18,7 @@ const partner = (t: CheckContext, path: string, headers: RequestSpec['headers'] 
 const FILTERABLE = ['active', 'paused', 'completed', 'failed', 'cancelled'];
 const UNFILTERABLE = ['expired', 'executing', 'pending', 'pending_modification'];
 
-export const partnerOrderFilters = defineCheck({
+export const partnerOrderFilters = ownTenantCheck({
   name: 'partner-orders-filters-status-ordertype-userid-and-created-range-narrow-the-rows',
   service: 'orders',
   rules: ['OA-REP-006', 'OA-REP-007', 'OA-REP-008', 'OA-REP-009', 'OA-REP-010', 'OA-REP-011', 'OA-REP-023'],
@@ -140,7 +141,7 @@ export const partnerRejectsInvalidTimestamps = defineCheck({
   },
 });
 
-export const partnerStatusFiltersKeepToTheirStatus = defineCheck({
+export const partnerStatusFiltersKeepToTheirStatus = ownTenantCheck({
   name: 'partner-orders-status-filters-never-list-rows-of-another-status-unfilterable-ones-included',
   service: 'orders',
   rules: ['OA-REP-022'],

@@ -10,6 +10,7 @@ import type { Actor } from './steps/dca.ts';
 import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
 import { expectError } from './steps/expect.ts';
 import { ORDER_READ_RULES, PARTNER_ORDER_RULES } from './steps/invariant-rules.ts';
+import { ownTenantCheck } from './steps/own-tenant.ts';
 import { expectDepositRecord, idsIn, LIST_CAP, ordersOfEveryType, reader, recipients, rowsOf, TYPE_FIELDS } from './steps/reads.ts';
 import { otherTenantKey, servedRequest } from './users.ts';
 
@@ -31,7 +32,7 @@ function expectNoTenantFields(t: CheckContext, row: Record<string, unknown>, ex:
   });
 }
 
-export const partnerOrdersCoverTheTenant = defineCheck({
+export const partnerOrdersCoverTheTenant = ownTenantCheck({
   name: 'partner-orders-list-every-user-of-the-tenant-in-the-per-type-shape-without-tenant-fields',
   service: 'orders',
   rules: ['OA-REP-001', 'OA-REP-002', 'OA-REP-003', 'OA-REP-004', 'OA-REP-013', ...PARTNER_ORDER_RULES],
@@ -109,7 +110,7 @@ export const partnerOrdersCoverTheTenant = defineCheck({
   },
 });
 
-export const partnerDepositAndUnknownIds = defineCheck({
+export const partnerDepositAndUnknownIds = ownTenantCheck({
   name: 'partner-order-deposit-is-the-record-and-unknown-ids-are-404-not-found',
   service: 'orders',
   rules: ['OA-REP-014', 'OA-REP-016'],
@@ -139,6 +140,8 @@ export const partnerReportingIsTenantScoped = defineCheck({
   rules: ['OA-REP-005', 'OA-REP-015'],
   profile: 'full',
   needs: ['funding'],
+  // It counts only the other tenant's report: with `tenants` a fresh tenant of its own (otherTenantKey).
+  ownTenant: true,
   async run(t: CheckContext) {
     const alice = await reader(t, true);
     const created: Created[] = await ordersOfEveryType(t, alice);

@@ -7,7 +7,7 @@ export const requestIdIsEchoed = defineCheck({
   name: 'x-request-id-is-echoed-back',
   service: 'orders',
   rules: ['OA-REQID-001', 'OA-REQID-003', 'OA-REQID-004'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // A success, an auth failure and the public health endpoint: the header belongs to every answer.
     const cases: { rule: RuleId; what: string; path: string; key: string | undefined }[] = [
@@ -31,7 +31,7 @@ export const requestIdIsGenerated = defineCheck({
   name: 'x-request-id-is-generated-when-absent',
   service: 'orders',
   rules: ['OA-REQID-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const ex = await t.orders.request({ path: PARTNER_READ, retry: false });
     const id = ex.response.headers['x-request-id'];

@@ -58,7 +58,7 @@ export const keyIsReadFromTheHeaderOnly = defineCheck({
   name: 'an-empty-api-key-or-a-key-in-the-query-string-is-rejected-with-401',
   service: 'quotes',
   rules: ['Q-AUTH-008', 'Q-AUTH-003'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const key = t.env.credentials.quotesApiKey;
     if (!key) t.skip('no QUOTES_API_KEY for this run: a valid key is needed to send it in the query string');

@@ -58,7 +58,7 @@ export const publishedRangesAreAccepted = defineCheck({
   name: 'ranged-parameters-accept-every-value-of-the-published-range',
   service: 'quotes',
   rules: ['Q-BOUNDS-002', 'Q-INFO-013'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -89,7 +89,7 @@ export const valuesOutsideThePublishedRangeGiveCodeMessage = defineCheck({
   name: 'ranged-parameters-reject-values-outside-the-published-range-with-code-and-message',
   service: 'quotes',
   rules: ['Q-BOUNDS-002', 'Q-BOUNDS-005'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const ranges = publishedRanges(t, d);
@@ -124,7 +124,7 @@ export const numQuotesOutOfBoundsGivesCode7 = defineCheck({
   name: 'numquotes-outside-1-to-10-gives-400-code-7',
   service: 'quotes',
   rules: ['Q-BOUNDS-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const value of [0, 11]) {
       const call = await requestQuote(t, quoteParams({ numQuotes: value }), { noRetry: true });
@@ -160,7 +160,7 @@ export const valuesOutsideTheirTypeAreRejected = defineCheck({
   name: 'values-outside-the-parameter-integer-type-give-400',
   service: 'quotes',
   rules: ['Q-BOUNDS-003', 'Q-ERR-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const rows = [
       { name: 'slippageBps', value: '70000' },
@@ -185,7 +185,7 @@ export const disabledPriceCheckValuesAreAccepted = defineCheck({
   name: 'maxpricedeviationbps-from-10000-to-65535-is-accepted',
   service: 'quotes',
   rules: ['Q-BOUNDS-004'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);

@@ -6,7 +6,7 @@ export const everyResponseCarriesEdgeRequestId = defineCheck({
   name: 'every-response-carries-x-edge-requestid',
   service: 'quotes',
   rules: ['Q-DBG-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const requests = [
       { path: '/api/v1/info' },

@@ -66,7 +66,7 @@ export const distributorServesBearerJwtInMsgpack = defineCheck({
   name: 'distributor-path-serves-a-bearer-jwt-in-msgpack-with-key-path-shapes',
   service: 'quotes',
   rules: ['Q-DIST-001', 'Q-DIST-006', 'Q-DIST-007'],
-  profile: 'smoke',
+  profile: 'smoke', // smoke's one read of the distributor path (README, Profiles)
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     for (const path of DISCOVERY) {
@@ -97,7 +97,7 @@ export const distributorAcceptsJwtAsQuery = defineCheck({
   name: 'distributor-path-accepts-the-jwt-as-auth-query-parameter',
   service: 'quotes',
   rules: ['Q-DIST-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { gateway, jwt } = gatewayOf(t);
     for (const path of [...DISCOVERY, QUOTE_PATH]) {
@@ -114,7 +114,7 @@ export const distributorRejectsMissingOrInvalidJwt = defineCheck({
   name: 'distributor-path-rejects-a-missing-or-invalid-jwt-with-401',
   service: 'quotes',
   rules: ['Q-DIST-003', 'Q-DIST-011', 'Q-DIST-012'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { gateway, jwt } = gatewayOf(t);
     const query = (path: string) => (path === QUOTE_PATH ? queryString(quoteParams()) : '');
@@ -146,7 +146,7 @@ export const distributorRejectsApiKey = defineCheck({
   name: 'distributor-path-rejects-a-key-path-api-key-with-401',
   service: 'quotes',
   rules: ['Q-DIST-004'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     const key = t.env.credentials.quotesApiKey;
@@ -171,7 +171,7 @@ export const jwtOnKeyPathIsRejected = defineCheck({
   name: 'distributor-jwt-on-the-key-path-gives-401-invalid-api-key',
   service: 'quotes',
   rules: ['Q-DIST-005'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const jwt = t.env.credentials.quotesJwt;
     if (!jwt) t.skip('no distributor JWT in this run (QUOTES_JWT, or a control API that issues JWTs)');
@@ -221,7 +221,7 @@ export const distributorAcceptsFeeParameters = defineCheck({
   name: 'distributor-path-accepts-well-formed-fee-parameters',
   service: 'quotes',
   rules: ['Q-DIST-008', 'Q-DIST-015'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     const d = await discover(t, gateway);
@@ -256,7 +256,7 @@ export const distributorRejectsInvalidParameters = defineCheck({
   name: 'distributor-path-rejects-invalid-parameters-with-400',
   service: 'quotes',
   rules: ['Q-DIST-009', 'Q-DIST-011'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     const d = await discover(t, gateway);
@@ -306,7 +306,7 @@ export const distributorNoRouteIs404 = defineCheck({
   name: 'distributor-path-answers-404-when-no-route-exists',
   service: 'quotes',
   rules: ['Q-DIST-010'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     const d = await discover(t, gateway);
@@ -325,7 +325,7 @@ export const distributorPriceEndpointIsObserved = defineCheck({
   name: 'distributor-quote-price-endpoint-is-reported',
   service: 'quotes',
   rules: ['Q-DIST-013', 'Q-DIST-014'],
-  profile: 'smoke',
+  profile: 'smoke', // smoke's one read of GET /api/v1/quote/price
   async run(t: CheckContext) {
     const { gateway } = gatewayOf(t);
     // Parameters and response not shown (UNKNOWNS Q7): observed only, never validated.

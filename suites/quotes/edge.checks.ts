@@ -27,7 +27,7 @@ export const nonGetMethodsAnswer403WithEdgeBody = defineCheck({
   name: 'non-get-methods-answer-403-with-edge-body',
   service: 'quotes',
   rules: ['Q-EDGE-001', 'Q-EDGE-002', 'Q-EDGE-005'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // Sent with the run's valid key: the 403 is about the method, not authentication (Q-EDGE-005).
     for (const path of KEY_PATH_ENDPOINTS) {
@@ -43,7 +43,7 @@ export const unknownPathAnswers403WithEdgeBody = defineCheck({
   name: 'unknown-path-answers-403-with-edge-body',
   service: 'quotes',
   rules: ['Q-EDGE-003', 'Q-EDGE-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const path of [`/api/v1/${randomToken('no-such-endpoint')}`, '/api/v1/quote', '/api/v1/quote/swap/extra']) {
       const ex = await t.quotes.request({ path, retry: false });
@@ -56,7 +56,7 @@ export const keyPathHasNoPriceEndpoint = defineCheck({
   name: 'key-path-has-no-quote-price-endpoint',
   service: 'quotes',
   rules: ['Q-EDGE-004', 'Q-EDGE-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // Not validated against getQuotePrice: that operation belongs to the distributor path only.
     const ex = await t.quotes.request({ path: '/api/v1/quote/price', retry: false, validate: false });
@@ -68,7 +68,7 @@ export const keyPathHasNoWebSocket = defineCheck({
   name: 'key-path-answers-api-v1-ws-as-an-unknown-path',
   service: 'quotes',
   rules: ['Q-EDGE-006', 'Q-EDGE-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // The Direct stream's path, asked over plain HTTPS: the key path has no WebSocket, so no such path.
     const ex = await t.quotes.request({ path: '/api/v1/ws', retry: false, validate: false });
@@ -80,7 +80,7 @@ export const otherApiVersionsAreUnknownPaths = defineCheck({
   name: 'paths-outside-api-v1-answer-403-with-edge-body',
   service: 'quotes',
   rules: ['Q-VER-002', 'Q-EDGE-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const path of ['/api/v2/info', '/api/v2/venues', '/api/v2/providers']) {
       const ex = await t.quotes.request({ path, retry: false });
@@ -93,7 +93,7 @@ export const keyPathEndpointsAnswerUnderApiV1 = defineCheck({
   name: 'the-four-key-path-endpoints-answer-under-api-v1',
   service: 'quotes',
   rules: ['Q-VER-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // Any engine answer (200, or 404 code -7 for a quote) shows the endpoint exists; the edge's 403 says it does not.
     for (const path of KEY_PATH_ENDPOINTS) {

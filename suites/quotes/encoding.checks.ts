@@ -15,7 +15,7 @@ export const acceptJsonGivesJson = defineCheck({
   name: 'accept-json-gives-a-json-body',
   service: 'quotes',
   rules: ['Q-ENC-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const { path, query } of STABLE_ENDPOINTS) {
       const ex = await t.quotes.request({ path, query, headers: { accept: JSON_TYPE } });
@@ -33,7 +33,7 @@ function msgpackCheck(name: string, accept: string | undefined, rule: 'Q-ENC-002
     name,
     service: 'quotes',
     rules: [rule],
-    profile: 'smoke',
+    profile: 'readonly',
     async run(t: CheckContext) {
       for (const { path, query } of STABLE_ENDPOINTS) {
         const ex = await t.quotes.request({ path, query, headers: { accept } });
@@ -62,7 +62,7 @@ export const jsonAndMsgpackCarryTheSameValues = defineCheck({
   name: 'json-and-msgpack-encodings-carry-the-same-values',
   service: 'quotes',
   rules: ['Q-ENC-004', 'Q-VEN-003'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const { path, query } of STABLE_ENDPOINTS) {
       const json = await t.quotes.request({ path, query, headers: { accept: JSON_TYPE } });

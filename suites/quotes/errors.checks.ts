@@ -43,7 +43,7 @@ export const missingRequiredParametersAreNamed = defineCheck({
   name: 'each-missing-required-parameter-gives-400-text-naming-it',
   service: 'quotes',
   rules: ['Q-PARAM-001', 'Q-ERR-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const name of REQUIRED) {
       const call = await requestQuote(t, quoteParams({ [name]: undefined }), { noRetry: true });
@@ -68,7 +68,7 @@ export const malformedPubkeysAreNamed = defineCheck({
   name: 'malformed-public-keys-give-400-text-naming-the-field',
   service: 'quotes',
   rules: ['Q-PARAM-002', 'Q-ERR-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const judge = async (name: string, value: string) => {
       const call = await requestQuote(t, quoteParams({ [name]: value }), { noRetry: true });
@@ -99,7 +99,7 @@ export const malformedAmountsAreNamed = defineCheck({
   name: 'malformed-amounts-give-400-text-naming-amount',
   service: 'quotes',
   rules: ['Q-PARAM-003', 'Q-ERR-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const judge = async (value: string) => {
       const call = await requestQuote(t, quoteParams({ amount: value }), { noRetry: true });
@@ -120,7 +120,7 @@ export const unknownDexesLabelGivesNoRoute = defineCheck({
   name: 'unknown-dexes-label-gives-404-code-minus-7-with-a-reason-per-provider',
   service: 'quotes',
   rules: ['Q-PARAM-010', 'Q-ERR-003', 'Q-ERR-004', 'Q-ERR-005', 'Q-ERR-007', 'Q-META-009', 'Q-META-010'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -174,7 +174,7 @@ export const validationFirstNoRouteHasNoReasons = defineCheck({
   name: 'validation-first-404-carries-no-provider-reasons',
   service: 'quotes',
   rules: ['Q-ERR-006', 'Q-ERR-003', 'Q-ERR-007'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -210,7 +210,7 @@ export const errorBodyEncodingIsObserved = defineCheck({
   name: 'error-body-encodings-under-messagepack-are-reported',
   service: 'quotes',
   rules: ['Q-ENC-008'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const rows: Array<[string, QuoteParams]> = [

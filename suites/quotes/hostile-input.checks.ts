@@ -1,21 +1,20 @@
 import { listOperations, type OperationInfo } from '../../generators/index.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { normalizeMsgpack, type ServiceClient } from '../harness/client.ts';
+import { normalizeMsgpack, type RequestSpec, type ServiceClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import {
   generatedSampler,
   hostileValues,
   invalidRequests,
-  type HostileValues,
   leakedInternals,
-  mayServeAmount,
   rawQuery,
   runsPerOperation,
   sweep,
+  type SweepInput,
 } from '../shared/hostile.ts';
 import { isObject } from '../shared/values.ts';
-import { MINIMAL_SWAP_QUERY } from './fixtures.ts';
+import { type BadQuery, badQueries } from './hostile-queries.ts';
 
 /**
  * Hostile input on every endpoint of both REST access paths (Q-HOST-001..003): each documented parameter with
@@ -36,61 +35,6 @@ type AccessPath = 'key' | 'distributor';
 
 const KEY_PATH = (op: OperationInfo) => op.securityAlternatives.some((alt) => alt.includes('apiKey'));
 const DISTRIBUTOR_PATH = (op: OperationInfo) => op.securityAlternatives.some((alt) => alt.includes('distributorBearer'));
-/** The required parameters get every hostile string; the others a few, to keep the request count bounded. */
-const REQUIRED = new Set(Object.keys(MINIMAL_SWAP_QUERY));
-const FEE_PARAMETERS = new Set(['feeAccount', 'feeBps', 'feeFromInputMint']);
-
-interface BadQuery {
-  what: string;
-  query: string;
-  /** Only a 400 is documented for it. */
-  strict: boolean;
-}
-
-/** The base query of an operation: the four required quote parameters, or nothing. */
-const baseQuery = (op: OperationInfo): Record<string, string> =>
-  op.parameters.some((p) => p.name === 'inputMint') ? { ...MINIMAL_SWAP_QUERY } : {};
-
-function schemaOf(op: OperationInfo, name: string): { type?: string; $ref?: string } {
-  const schema = op.parameters.find((p) => p.name === name)?.schema;
-  return isObject(schema) ? (schema as { type?: string; $ref?: string }) : {};
-}
-
-function badQueries(op: OperationInfo, hostile: HostileValues): BadQuery[] {
-  const base = baseQuery(op);
-  const out: BadQuery[] = [];
-  const withValue = (name: string, value: string) => rawQuery({ ...base, [name]: value });
-  const joined = (extra: string) => [rawQuery(base), extra].filter(Boolean).join('&');
-  for (const p of op.parameters.filter((q) => q.in === 'query')) {
-    const schema = schemaOf(op, p.name);
-    const loose = FEE_PARAMETERS.has(p.name);
-    const integer = schema.type === 'integer' && !loose;
-    const pubkey = schema.$ref?.endsWith('/Base58Pubkey') === true && !loose;
-    const required = REQUIRED.has(p.name);
-    // A hostile string is no amount, integer or key; empty, an optional parameter may be taken as omitted.
-    const hostileStrict = (value: string) => required || ((integer || pubkey) && value !== '');
-    const values: Array<[string, boolean]> = (required ? hostile.strings : hostile.strings.filter((_, i) => i % 3 === 0)).map((v) => [
-      v,
-      hostileStrict(v),
-    ]);
-    if (p.name === 'amount') {
-      for (const m of hostile.amounts) if (typeof m.value === 'string') values.push([m.value, !mayServeAmount(m.reading)]);
-    } else if (integer) {
-      for (const m of hostile.amounts)
-        if (typeof m.value === 'string' && m.reading !== 'readable' && m.reading !== 'absent') values.push([m.value, true]);
-    }
-    if (pubkey) {
-      for (const k of hostile.keys) if (typeof k === 'string') values.push([k, required || k !== '']);
-    }
-    for (const [value, strict] of values)
-      out.push({ what: `${p.name}=${JSON.stringify(value.slice(0, 30))}`, query: withValue(p.name, value), strict });
-    out.push({ what: `${p.name} repeated`, query: joined(`${p.name}=1&${p.name}=2`), strict: false });
-  }
-  out.push({ what: 'unknown parameters', query: joined('conformanceUnknown=%3Cscript%3E&a%5Bb%5D=1&__proto__=x'), strict: false });
-  out.push({ what: 'an unknown parameter repeated', query: joined('conformanceUnknown=1&conformanceUnknown=2'), strict: false });
-  return out;
-}
-
 /** The text of an error body, whatever its encoding, for the leak check. */
 function bodyText(ex: Exchange): string {
   const body = ex.response.body;
@@ -151,20 +95,22 @@ async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClien
     .filter((op) => path === 'key' || DISTRIBUTOR_PATH(op));
   const hostile = hostileValues(t.env);
   const sampled = generatedSampler(t.env);
-  await sweep(t, async (s) => {
-    const send = async (op: OperationInfo, input: Pick<BadQuery, 'what' | 'strict'>, query: string): Promise<void> => {
-      const ex = await s.send(t, client, rule, path === 'key' ? op.operationId : `${op.operationId} (distributor)`, {
-        path: op.path,
-        query,
-        operationId: op.operationId,
-      });
-      judge(t, path, op, input, ex);
-    };
-    for (const op of operations) {
-      for (const input of badQueries(op, hostile)) await s.attempt(() => send(op, input, input.query));
-      const generated = invalidRequests('quotes', op);
-      if (!generated) continue;
-      await s.attempt(() =>
+  const judged = async (
+    send: (spec: RequestSpec) => Promise<Exchange>,
+    op: OperationInfo,
+    input: Pick<BadQuery, 'what' | 'strict'>,
+    query: string,
+  ): Promise<void> => judge(t, path, op, input, await send({ path: op.path, query, operationId: op.operationId }));
+  // Reads change nothing a later input meets: every input may run beside the others.
+  const inputs: SweepInput[] = [];
+  for (const op of operations) {
+    const operation = path === 'key' ? op.operationId : `${op.operationId} (distributor)`;
+    for (const input of badQueries(op, hostile)) inputs.push({ operation, run: (send) => judged(send, op, input, input.query) });
+    const generated = invalidRequests('quotes', op);
+    if (!generated) continue;
+    inputs.push({
+      operation,
+      run: (send) =>
         t.property(
           rule,
           generated,
@@ -172,13 +118,18 @@ async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClien
             if (!sampled(op.operationId, sample)) return;
             // A missing required parameter is documented as 400; what else the arbitraries make may be read leniently.
             const strict = sample.violation.keyword === 'required' && !sample.violation.assumed;
-            await send(op, { what: `a generated invalid ${sample.target} (${sample.violation.message})`, strict }, rawQuery(sample.query));
+            await judged(
+              send,
+              op,
+              { what: `a generated invalid ${sample.target} (${sample.violation.message})`, strict },
+              rawQuery(sample.query),
+            );
           },
           runsPerOperation(t),
         ),
-      );
-    }
-  });
+    });
+  }
+  await sweep(t, (s) => s.inputs(t, client, rule, inputs));
 }
 
 export const hostileQuoteRequests = defineCheck({

@@ -38,7 +38,7 @@ export const numQuotesCapsAndFillsTheRoutes = defineCheck({
   name: 'numquotes-caps-the-routes-and-drops-only-the-surplus',
   service: 'quotes',
   rules: ['Q-PARAM-005', 'Q-PARAM-006'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -72,7 +72,7 @@ export const routesNeverExceedTheRequestedSlippage = defineCheck({
   name: 'routes-are-built-with-at-most-the-requested-slippagebps',
   service: 'quotes',
   rules: ['Q-PARAM-004'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -98,7 +98,7 @@ export const providersParameterRestrictsQuoting = defineCheck({
   name: 'providers-parameter-restricts-quotes-to-listed-providers',
   service: 'quotes',
   rules: ['Q-PARAM-007', 'Q-PROV-008'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -124,7 +124,7 @@ export const unknownProviderAndExcludedVenueAreObserved = defineCheck({
   name: 'unknown-providers-id-and-excludedexes-label-outcomes-are-reported',
   service: 'quotes',
   rules: ['Q-PARAM-008', 'Q-ERR-008'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -165,7 +165,7 @@ export const everyVenueLabelIsAcceptedInDexes = defineCheck({
   name: 'dexes-restricts-routes-to-the-listed-venues',
   service: 'quotes',
   rules: ['Q-PARAM-009', 'Q-VEN-007'],
-  profile: 'smoke',
+  profile: 'readonly',
   run: (t: CheckContext) => venueLabelsAccepted(t, 'Q-PARAM-009', 'dexes', 'restrict'),
 });
 
@@ -173,7 +173,7 @@ export const excludeDexesRemovesTheListedVenues = defineCheck({
   name: 'excludedexes-removes-the-listed-venues-from-routes',
   service: 'quotes',
   rules: ['Q-PARAM-011', 'Q-VEN-007'],
-  profile: 'smoke',
+  profile: 'readonly',
   run: (t: CheckContext) => venueLabelsAccepted(t, 'Q-PARAM-011', 'excludeDexes', 'remove'),
 });
 
@@ -182,7 +182,7 @@ function poolCheck(name: string, rule: 'Q-PARAM-012' | 'Q-PARAM-013', param: 've
     name,
     service: 'quotes',
     rules: [rule],
-    profile: 'smoke',
+    profile: 'readonly',
     async run(t: CheckContext) {
       const { d, j, pools } = await learnRoutes(t);
       if (pools.length === 0) t.skip(`no route of the configured pair passes a pool (no steps); ${param} has nothing to act on`);
@@ -210,7 +210,7 @@ export const venueBanlistOverridesAllowlist = defineCheck({
   name: 'venuebanlist-overrides-venueallowlist',
   service: 'quotes',
   rules: ['Q-PARAM-014'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { d, j, pools } = await learnRoutes(t);
     if (pools.length === 0) t.skip('no route of the configured pair passes a pool (no steps)');
@@ -238,7 +238,7 @@ export const noVoteAccountsIsAccepted = defineCheck({
   name: 'novoteaccounts-true-and-false-are-accepted',
   service: 'quotes',
   rules: ['Q-PARAM-015'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -253,7 +253,7 @@ export const onlyDirectRoutesGivesSingleHops = defineCheck({
   name: 'onlydirectroutes-gives-single-hop-routes',
   service: 'quotes',
   rules: ['Q-PARAM-016'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -288,7 +288,7 @@ export const malformedBooleansAreRejected = defineCheck({
   name: 'quote-booleans-other-than-true-or-false-give-400-naming-the-field',
   service: 'quotes',
   rules: ['Q-PARAM-017', 'Q-ERR-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     await t.property(
       'Q-PARAM-017',
@@ -320,7 +320,7 @@ export const omittedSlippageIsTheDefault = defineCheck({
   name: 'omitted-slippagebps-builds-routes-like-slippagebps-100',
   service: 'quotes',
   rules: ['Q-PARAM-047'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -376,7 +376,7 @@ export const providersListsMatchEveryId = defineCheck({
   name: 'providers-names-ids-and-every-listed-provider-quotes',
   service: 'quotes',
   rules: ['Q-PARAM-046', 'Q-PARAM-045'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -408,7 +408,7 @@ export const venueListsApplyEveryLabel = defineCheck({
   name: 'dexes-and-excludedexes-apply-every-listed-label',
   service: 'quotes',
   rules: ['Q-PARAM-045'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { d, j, labels } = await learnRoutes(t);
     const unknown = `no-such-venue-${t.env.seed}`;

@@ -41,7 +41,7 @@ export const sizeConstraintBoundsTheRoutes = defineCheck({
   name: 'sizeconstraint-bounds-the-assembled-route-size',
   service: 'quotes',
   rules: ['Q-PARAM-018'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { d, j, routed } = await learnRoutes(t, { includeAltContents: true });
     const sizes = routed.flatMap((call) => {
@@ -75,7 +75,7 @@ export const sizeConstraintAboveTheLimitIsClamped = defineCheck({
   name: 'sizeconstraint-above-the-format-limit-is-clamped-not-rejected',
   service: 'quotes',
   rules: ['Q-PARAM-019'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -101,7 +101,7 @@ export const accountsLimitTotalBoundsRoutes = defineCheck({
   name: 'accountslimittotal-bounds-the-accounts-of-every-route',
   service: 'quotes',
   rules: ['Q-PARAM-020'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { d, j, routed } = await learnRoutes(t, { includeAltContents: true });
     // Where it bites: just below the fewest accounts a route of this pair passes, and at the most.
@@ -124,7 +124,7 @@ export const accountsLimitTotalIsClampedOnFormat1 = defineCheck({
   name: 'accountslimittotal-above-64-is-clamped-on-format-1',
   service: 'quotes',
   rules: ['Q-PARAM-021'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -144,7 +144,7 @@ export const accountsLimitWritableBoundsRoutes = defineCheck({
   name: 'accountslimitwritable-bounds-the-writable-accounts-of-every-route',
   service: 'quotes',
   rules: ['Q-PARAM-022'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -167,7 +167,7 @@ export const transactionTemplateExcludesSizingParameters = defineCheck({
   name: 'transactiontemplate-with-a-sizing-parameter-gives-400',
   service: 'quotes',
   rules: ['Q-PARAM-023'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -204,7 +204,7 @@ export const malformedTransactionTemplateIsRejected = defineCheck({
   name: 'transactiontemplate-that-is-not-base64-messagepack-gives-400',
   service: 'quotes',
   rules: ['Q-PARAM-024'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     await rejectedEach(
       t,

@@ -43,7 +43,7 @@ export const closeInputTokenAccountClosesIt = defineCheck({
   name: 'closeinputtokenaccount-true-closes-the-input-token-account',
   service: 'quotes',
   rules: ['Q-PARAM-025'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -59,7 +59,7 @@ export const createOutputTokenAccountFalseOmitsIt = defineCheck({
   name: 'createoutputtokenaccount-false-omits-the-create-instruction',
   service: 'quotes',
   rules: ['Q-PARAM-026'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -78,7 +78,7 @@ export const outputAccountReceivesTheOutput = defineCheck({
   name: 'outputaccount-is-a-writable-account-of-every-route',
   service: 'quotes',
   rules: ['Q-PARAM-027'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -93,7 +93,7 @@ export const outputWsolLeavesTheOutputWrapped = defineCheck({
   name: 'outputwsol-leaves-wrapped-native-output-wrapped',
   service: 'quotes',
   rules: ['Q-PARAM-028'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -116,7 +116,7 @@ export const payerSignsTheRoute = defineCheck({
   name: 'payer-is-a-signer-of-routes-that-pay-rent',
   service: 'quotes',
   rules: ['Q-PARAM-029'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -130,7 +130,7 @@ export const positiveSlippageFeeReceiverIsWritable = defineCheck({
   name: 'positiveslippagefeereceiver-is-a-writable-account-of-every-route',
   service: 'quotes',
   rules: ['Q-PARAM-030'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -154,7 +154,7 @@ export const formatAndSwapVersionAcceptOnlyDocumentedValues = defineCheck({
   name: 'transactionformat-and-serviceswapversion-outside-their-values-give-400',
   service: 'quotes',
   rules: ['Q-PARAM-031'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     await rejectedEach(
       t,
@@ -171,7 +171,7 @@ export const format1RoutesUseNoLookupTables = defineCheck({
   name: 'format-1-routes-use-no-lookup-tables',
   service: 'quotes',
   rules: ['Q-PARAM-032'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -186,7 +186,7 @@ export const format1WithSwapVersion2IsRejected = defineCheck({
   name: 'format-1-with-swap-version-2-gives-400',
   service: 'quotes',
   rules: ['Q-PARAM-033'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const call = await quote(t, new Judge(t), d, quoteParams({ transactionFormat: 1, serviceSwapVersion: 2 }), { noRetry: true });
@@ -198,7 +198,7 @@ export const version3ParametersWorkWithoutSwapVersion = defineCheck({
   name: 'version-3-parameters-are-accepted-without-serviceswapversion',
   service: 'quotes',
   rules: ['Q-PARAM-034', 'Q-PARAM-035'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -240,7 +240,7 @@ export const unsimulatedQuotesMeetTheReferencePrice = defineCheck({
   name: 'unsimulated-quotes-are-worth-the-reference-value-less-the-deviation',
   service: 'quotes',
   rules: ['Q-PARAM-037', 'Q-PARAM-036', 'Q-PARAM-041'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -274,7 +274,7 @@ export const tinyAmountIsRoutedOrNoRoute = defineCheck({
   name: 'an-amount-too-small-to-route-gives-a-route-or-404-code-minus-7',
   service: 'quotes',
   rules: ['Q-PARAM-044'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -302,7 +302,7 @@ export const swapVersionSelectsTheSwapProgram = defineCheck({
   name: 'serviceswapversion-2-and-3-call-different-swap-programs',
   service: 'quotes',
   rules: ['Q-PARAM-049'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -363,7 +363,7 @@ export const format1SizeConstraintIsNotClampedTo1232 = defineCheck({
   name: 'format-1-sizeconstraint-4096-keeps-routes-over-1232-bytes',
   service: 'quotes',
   rules: ['Q-PARAM-050'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);

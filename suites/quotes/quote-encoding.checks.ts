@@ -80,7 +80,7 @@ export const quoteEncodingsAgree = defineCheck({
   name: 'quote-json-and-msgpack-encodings-agree-on-what-the-request-determines',
   service: 'quotes',
   rules: ['Q-ENC-004', 'Q-ENC-001', 'Q-ENC-002', 'Q-ENC-003'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -134,7 +134,7 @@ export const instructionDataIsBinaryInMsgpack = defineCheck({
   name: 'instruction-data-is-bytes-in-msgpack-and-base64-in-json',
   service: 'quotes',
   rules: ['Q-ENC-005'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -176,7 +176,7 @@ export const publicKeysAreBase58OrTheirBytes = defineCheck({
   name: 'public-keys-are-base58-strings-or-32-byte-binaries-in-msgpack-and-base58-strings-in-json',
   service: 'quotes',
   rules: ['Q-ENC-006', 'Q-ENC-009'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const d = await discover(t);
     const j = new Judge(t);
@@ -220,7 +220,7 @@ export const otherAcceptValuesAreObserved = defineCheck({
   name: 'quote-encoding-for-other-accept-values-is-reported',
   service: 'quotes',
   rules: ['Q-ENC-007'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // Observed only: the answer is not even validated, since the document gives no outcome for these values.
     for (const accept of ['*/*', 'text/html', 'application/json, application/vnd.msgpack;q=0.5']) {

@@ -9,7 +9,7 @@ export const discoveryAnswersMatchTheSpec = defineCheck({
   name: 'discovery-endpoints-answer-documented-statuses-and-shapes',
   service: 'quotes',
   rules: ['Q-SHAPE-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const requests = [
       { path: '/api/v1/info' },

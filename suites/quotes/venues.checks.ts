@@ -2,6 +2,7 @@ import bs58 from 'bs58';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { notABoolean } from '../shared/arbitraries.ts';
+import { propertyAhead } from '../shared/hostile.ts';
 import { isObject } from '../shared/values.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import { expectStatus } from './quote-support.ts';
@@ -27,7 +28,7 @@ export const venuesOmitProgramIdsUnlessAsked = defineCheck({
   name: 'venues-omit-programids-without-includeprogramids',
   service: 'quotes',
   rules: ['Q-VEN-001'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     for (const flag of [undefined, false]) {
       const { ex } = await getVenues(t, 'Q-VEN-001', flag);
@@ -46,7 +47,7 @@ export const venueLabelsAreUniqueStrings = defineCheck({
   name: 'venue-labels-are-unique-non-empty-strings',
   service: 'quotes',
   rules: ['Q-VEN-005'],
-  profile: 'smoke',
+  profile: 'smoke', // smoke's one read of GET /api/v1/venues (README, Profiles)
   async run(t: CheckContext) {
     const { ex, labels } = await getVenues(t, 'Q-VEN-005');
     t.expect('Q-VEN-005', labels.length > 0 && labels.every((l) => typeof l === 'string' && l.trim() !== ''), {
@@ -63,7 +64,7 @@ export const venueProgramIdsAreBase58Keys = defineCheck({
   name: 'venue-programids-are-base58-public-keys',
   service: 'quotes',
   rules: ['Q-VEN-004', 'Q-VEN-002'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     const { ex, programIds } = await getVenues(t, 'Q-VEN-002', true);
     t.expect('Q-VEN-002', programIds !== undefined, {
@@ -91,7 +92,7 @@ export const venueProgramIdsAlignWithLabels = defineCheck({
   name: 'venue-programids-align-with-labels-in-every-response',
   service: 'quotes',
   rules: ['Q-VEN-002', 'Q-VEN-003'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
     // Pairs are matched within one response (Q-VEN-003); across responses the pairs themselves must agree.
     let first: { pairs: Map<unknown, unknown>; ex: Exchange } | undefined;
@@ -123,11 +124,16 @@ export const venuesRejectMalformedFlag = defineCheck({
   name: 'venues-reject-a-malformed-includeprogramids-with-400',
   service: 'quotes',
   rules: ['Q-VEN-006'],
-  profile: 'smoke',
+  profile: 'readonly',
   async run(t: CheckContext) {
-    await t.property('Q-VEN-006', notABoolean, async (value) => {
-      const ex = await t.quotes.request({ path: '/api/v1/venues', query: `includeProgramIds=${encodeURIComponent(value)}`, retry: false });
-      expectStatus(t, 'Q-VEN-006', ex, 400, `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`);
-    });
+    // The values go out up to the run's check slots at once, judged in fast-check's order (propertyAhead).
+    await propertyAhead(
+      t,
+      'Q-VEN-006',
+      notABoolean,
+      (value) => t.quotes.request({ path: '/api/v1/venues', query: `includeProgramIds=${encodeURIComponent(value)}`, retry: false }),
+      (value, ex) =>
+        expectStatus(t, 'Q-VEN-006', ex, 400, `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`),
+    );
   },
 });

@@ -1,10 +1,13 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { requestArbitraries, type InvalidRequestSample } from '../../generators/arbitraries.ts';
 import type { OperationInfo } from '../../generators/index.ts';
 import type { CheckContext } from '../harness/check.ts';
 import type { RequestSpec, ServiceClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { ConformanceFailure, SetupFailed } from '../harness/failure.ts';
+import { ConformanceFailure, LateAnswer, SetupFailed, Skipped } from '../harness/failure.ts';
+import { ConcurrencyLimit, DEFAULT_MAX_CONCURRENCY, mapAtMost } from '../harness/pacer.ts';
+import { checkSlots } from '../harness/schedule.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import type { TargetEnv } from '../harness/types.ts';
 
@@ -127,6 +130,8 @@ export const pathIdBranch = (id: string): string => branchOf(decodeURIComponent(
 
 /** The malformed values a check sends: every one, or the first of each validation branch (`TargetEnv.hostileInputs`). */
 export interface HostileValues {
+  /** One value per validation branch (a given target), not every one. */
+  perBranch: boolean;
   strings: readonly string[];
   amounts: readonly MalformedAmount[];
   keys: readonly unknown[];
@@ -156,8 +161,9 @@ export function perBranch<T>(values: readonly T[], branch: (value: T) => string)
  */
 export function hostileValues(env: TargetEnv): HostileValues {
   if (env.hostileInputs !== 'per-branch')
-    return { strings: HOSTILE_STRINGS, amounts: MALFORMED_AMOUNTS, keys: MALFORMED_KEYS, pathIds: MALFORMED_PATH_IDS };
+    return { perBranch: false, strings: HOSTILE_STRINGS, amounts: MALFORMED_AMOUNTS, keys: MALFORMED_KEYS, pathIds: MALFORMED_PATH_IDS };
   return {
+    perBranch: true,
     strings: perBranch(HOSTILE_STRINGS, branchOf),
     amounts: perBranch(MALFORMED_AMOUNTS, amountBranch),
     keys: perBranch(MALFORMED_KEYS, keyBranch),
@@ -251,22 +257,41 @@ export function generatedMustBeRejected(sample: InvalidRequestSample): boolean {
 export const runsPerOperation = (t: CheckContext) => Math.max(3, Math.ceil(t.env.numRuns / 5));
 
 /**
+ * How long a malformed request may go unanswered before it is a hang: an answer later than --timeout is waited for once
+ * more, ten times as long (at most the default --timeout, 30 s), so a slow target is not failed for a tight --timeout.
+ */
+export const hangWaitMs = (timeoutMs: number): number => Math.max(timeoutMs, Math.min(30_000, 10 * timeoutMs));
+
+/**
  * Send one hostile request without retries or spec validation (the hostile checks judge the answer themselves). No
- * answer in time is a failure of `rule`, and so is a dropped connection: a keep-alive connection the target closed
- * while this worker was busy is not one (the client sends a request that may be sent twice once more on a new
+ * answer is a failure of `rule` (a hang: none within --timeout, nor when the request is sent once more and waited for
+ * `hangWaitMs`), and so is a dropped connection: a keep-alive connection the target
+ * closed while this worker was busy is not one (the client sends a request that may be sent twice once more on a new
  * connection, and any other on a connection of its own: suites/harness/client.ts).
  */
 export async function sendHostile(t: CheckContext, client: ServiceClient, rule: RuleId, spec: RequestSpec): Promise<Exchange> {
   const request = { ...spec, retry: false, validate: false };
   const what = `${request.method ?? 'GET'} ${request.path}`;
+  let waited = '';
   try {
-    return await client.request(request);
+    try {
+      return await client.request(request);
+    } catch (e) {
+      const wait = e instanceof LateAnswer ? hangWaitMs(e.timeoutMs) : 0;
+      if (!(e instanceof LateAnswer) || wait <= e.timeoutMs) throw e;
+      waited = ` (sent once more after ${e.timeoutMs} ms of --timeout, and waited ${wait} ms)`;
+      t.note(`${what} with a malformed request answered nothing within --timeout ${e.timeoutMs} ms: sent once more, waiting ${wait} ms`);
+      return await client.request({ ...request, timeoutMs: wait });
+    }
   } catch (e) {
     if (e instanceof ConformanceFailure) {
       t.fail(rule, {
         documented: `${what} with a malformed request is answered within the suite's timeout`,
         received: e.detail.received,
       });
+    }
+    if (e instanceof LateAnswer) {
+      t.fail(rule, { documented: `${what} with a malformed request is answered within the suite's timeout${waited}`, received: e.reason });
     }
     if (e instanceof SetupFailed) {
       t.fail(rule, { documented: `${what} with a malformed request is answered (a client error), not dropped`, received: e.reason });
@@ -275,38 +300,156 @@ export async function sendHostile(t: CheckContext, client: ServiceClient, rule: 
   }
 }
 
+/** Sends refused once a sweep has ended: the input that met one was cut short, not answered wrongly. */
+class SweepEnded extends Skipped {
+  constructor() {
+    super('the sweep ended at an input left without an answer, or one that could not be judged');
+    this.name = 'SweepEnded';
+  }
+}
+
+/**
+ * One input of a sweep: a bad request (or a property over generated ones) and its judgement. `run` sends with `send`
+ * (sendHostile, counted under `operation`) and judges with `t.expect`; a conformance failure it throws is this input
+ * answered wrongly.
+ */
+export interface SweepInput {
+  operation: string;
+  /**
+   * The state of the target this input meets (a user, a real order); inputs without one meet none that a sweep
+   * changes. The inputs of one state keep, towards those that may change it (`alone`), the order of a run of one at
+   * a time.
+   */
+  state?: string;
+  /**
+   * A conforming server may serve it (2xx) and so change its `state` (a pending order, a paused or modified order, an
+   * idempotency key, a per-user limit): it waits for the inputs of that state before it, and those after it wait for
+   * it, so that each meets the state a run of one at a time leaves it.
+   */
+  alone?: boolean;
+  run(send: (spec: RequestSpec) => Promise<Exchange>): Promise<void>;
+}
+
+/** How many inputs of a sweep are under way at once: the run's check slots (--max-concurrency; 1 is one at a time). */
+export const sweepWidth = (env: TargetEnv): number => checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+
+interface Outcome {
+  tally: Record<string, number>;
+  error?: unknown;
+  /** One of its requests was left without an answer: it sends no more. */
+  unanswered: boolean;
+}
+
+/**
+ * The turns of the inputs of each state, handed out in the inputs' order: an input that may change its state waits
+ * for every input of that state before it; any other input waits for the last of those before it.
+ */
+class StateTurns {
+  private readonly states = new Map<string, { changed: Promise<unknown>; since: Array<Promise<unknown>> }>();
+
+  /** When input `done` (of `state`, `alone` or not) may send; `done` settles when it has finished. */
+  take(state: string | undefined, alone: boolean, done: Promise<unknown>): Promise<unknown> {
+    if (state === undefined) return Promise.resolve();
+    const s = this.states.get(state) ?? { changed: Promise.resolve(), since: [] };
+    this.states.set(state, s);
+    if (!alone) {
+      s.since.push(done);
+      return s.changed;
+    }
+    const turn = Promise.allSettled([s.changed, ...s.since]);
+    s.changed = done;
+    s.since = [];
+    return turn;
+  }
+}
+
 /**
  * One sweep of bad inputs over a service: it counts what it sends per operation, and goes on after a bad answer so
- * that every input is tried and counted; the first failure is thrown at the end (`finish`). An input left without an
- * answer (a hang, a dropped connection) ends the sweep at once: the next ones would only wait as long.
+ * that every input is tried and counted; the first failure in the inputs' order is thrown at the end (`finish`). An
+ * input left without an answer (a hang, a dropped connection), or stopped by what is no answer to judge (a 429, a
+ * suite error), ends the sweep: no input after it is sent, and its error is thrown.
+ *
+ * `inputs` sends up to `width` requests at once (sweepWidth; 1: one input after another), with the verdicts of a run
+ * of one at a time: the failure reported is the first in the inputs' order, whatever order the answers come in; the
+ * inputs that may change a state keep their place among those that meet it (SweepInput.alone); when the sweep ends at
+ * an input, the ones before it finish, and what the ones after it that were under way sent or met is neither counted
+ * nor judged, so the tally and the notes say what a run of one at a time says.
  */
 export class Sweep {
   readonly tally: Record<string, number> = {};
   private first?: ConformanceFailure;
   private failures = 0;
   private unanswered?: ConformanceFailure;
+  private cutShort = 0;
 
-  /** Send one bad input (sendHostile) and count it under `operation`; after an unanswered one, nothing more is sent. */
-  async send(t: CheckContext, client: ServiceClient, rule: RuleId, operation: string, spec: RequestSpec): Promise<Exchange> {
-    if (this.unanswered) throw this.unanswered;
-    try {
-      return await sendHostile(t, client, rule, spec);
-    } catch (e) {
-      if (e instanceof ConformanceFailure) this.unanswered = e;
-      throw e;
-    } finally {
-      this.tally[operation] = (this.tally[operation] ?? 0) + 1;
-    }
+  private keep(e: ConformanceFailure): void {
+    this.failures++;
+    this.first ??= e;
   }
 
-  /** Run `judge` (or a property of sends and judgements); a conformance failure is kept and the sweep goes on. */
-  async attempt(judge: () => void | Promise<void>): Promise<void> {
-    try {
-      await judge();
-    } catch (e) {
-      if (!(e instanceof ConformanceFailure) || this.unanswered) throw e;
-      this.failures++;
-      this.first ??= e;
+  /** Send and judge `inputs`, up to `width` requests under way at once (see the class). */
+  async inputs(
+    t: CheckContext,
+    client: ServiceClient,
+    rule: RuleId,
+    inputs: readonly SweepInput[],
+    width = sweepWidth(t.env),
+  ): Promise<void> {
+    if (this.unanswered) throw this.unanswered;
+    const outcomes: Outcome[] = inputs.map(() => ({ tally: {}, unanswered: false }));
+    const turns = new StateTurns();
+    const places = new ConcurrencyLimit(width);
+    /** The first input (in the inputs' order) that ended the sweep so far. */
+    let end = Number.POSITIVE_INFINITY;
+    const one = async (input: SweepInput, i: number): Promise<void> => {
+      if (i > end) return;
+      const o = outcomes[i]!;
+      let finished = () => {};
+      const turn = turns.take(input.state, input.alone === true, new Promise<void>((r) => (finished = r)));
+      const send = async (spec: RequestSpec): Promise<Exchange> => {
+        await turn;
+        const release = await places.acquire();
+        try {
+          if (i > end || o.unanswered) throw new SweepEnded();
+          o.tally[input.operation] = (o.tally[input.operation] ?? 0) + 1;
+          return await sendHostile(t, client, rule, spec);
+        } catch (e) {
+          if (e instanceof ConformanceFailure) {
+            o.unanswered = true;
+            o.error ??= e;
+            end = Math.min(end, i);
+          }
+          throw e;
+        } finally {
+          release();
+        }
+      };
+      try {
+        await input.run(send);
+      } catch (e) {
+        if (e instanceof SweepEnded) return;
+        o.error = e;
+        if (!(e instanceof ConformanceFailure)) end = Math.min(end, i);
+      } finally {
+        finished();
+      }
+    };
+    // One at a time: each input after the one before it. Else every input begins at once, in the inputs' order, so
+    // that each takes its turn (StateTurns) and each property (t.property) its ordinal, as a replay (--fc-path) counts
+    // them, in that order; what is ready is sent first come first served, at most `width` at once.
+    if (width === 1) await mapAtMost(inputs, 1, one);
+    else await Promise.all(inputs.map(one));
+    const ended = Number.isFinite(end);
+    const counted = ended ? outcomes.slice(0, end + 1) : outcomes;
+    this.cutShort += ended ? outcomes.slice(end + 1).filter((o) => Object.keys(o.tally).length > 0).length : 0;
+    for (const [i, o] of counted.entries()) {
+      for (const [operation, n] of Object.entries(o.tally)) this.tally[operation] = (this.tally[operation] ?? 0) + n;
+      if (i !== end && o.error instanceof ConformanceFailure) this.keep(o.error);
+    }
+    if (ended) {
+      const error = outcomes[end]!.error;
+      if (error instanceof ConformanceFailure) this.unanswered = error;
+      throw error;
     }
   }
 
@@ -320,13 +463,66 @@ export class Sweep {
       `${this.total} bad inputs tried${this.failures > 0 ? `, ${this.failures} answered wrongly (the first is reported)` : ''}: ` +
       Object.entries(this.tally)
         .map(([k, n]) => `${k} ${n}`)
-        .join('; ')
+        .join('; ') +
+      (this.cutShort > 0 ? ` (${this.cutShort} more, sent before the sweep ended, neither counted nor judged)` : '')
     );
   }
 
   /** Throw the first failure kept, if any. */
   finish(): void {
     if (this.first) throw this.first;
+  }
+}
+
+/**
+ * A property of `rule` over `arb` (as `t.property`: the run's seed and `numRuns`, the same counterexample, shrinking
+ * and --fc-path replay) whose requests go out ahead of their turn, up to the run's check slots at once (sweepWidth):
+ * the values fast-check tries first are known in advance (`fc.sample` with the same seed), so each is sent while the
+ * ones before it are still under way, and judged in its turn by `judge`. Nothing more is sent ahead once a value was
+ * judged wrong or a request failed; a value not sent ahead (a shrink, a replay, a run of one at a time) is sent in its
+ * turn. In a passing run every value is sent exactly once, as one at a time.
+ */
+export async function propertyAhead<T>(
+  t: CheckContext,
+  rule: RuleId,
+  arb: fc.Arbitrary<T>,
+  send: (value: T) => Promise<Exchange>,
+  judge: (value: T, ex: Exchange) => void | Promise<void>,
+  numRuns = t.env.numRuns,
+): Promise<void> {
+  const width = sweepWidth(t.env);
+  const values = width === 1 || t.env.fcPath ? [] : fc.sample(arb, { seed: t.env.seed, numRuns });
+  const ahead = new Map<number, Promise<Exchange>>();
+  let stop = false;
+  const fetch = (i: number) => {
+    if (stop || i >= values.length || ahead.has(i)) return;
+    const answer = send(values[i]!);
+    answer.catch(() => {
+      stop = true;
+    });
+    ahead.set(i, answer);
+  };
+  let turn = 0;
+  try {
+    await t.property(
+      rule,
+      arb,
+      async (value) => {
+        const i = turn++;
+        for (let j = i; j < (width > 0 ? i + width : values.length); j++) fetch(j);
+        const fetched = ahead.get(i);
+        const ex = await (fetched && isDeepStrictEqual(values[i], value) ? fetched : send(value));
+        try {
+          await judge(value, ex);
+        } catch (e) {
+          stop = true;
+          throw e;
+        }
+      },
+      numRuns,
+    );
+  } finally {
+    await Promise.allSettled(ahead.values());
   }
 }
 

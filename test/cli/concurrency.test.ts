@@ -1,7 +1,7 @@
 /**
- * Checks run concurrently up to --max-concurrency, except those that share the target's state, which run alone
- * (suites/harness/schedule.ts); --max-concurrency 1 is a strictly sequential run. Judged from when each check ran
- * (`ran` of every result in matrix.json), never from wall time.
+ * Checks of both services run concurrently up to --max-concurrency, except those that share the target's state, which
+ * run alone on the whole target (suites/harness/schedule.ts); --max-concurrency 1 is a strictly sequential run. Judged
+ * from when each check ran (`ran` of every result in matrix.json), never from wall time.
  */
 import { describe, expect, test } from 'vitest';
 import { allChecks, checkGroups } from '../../suites/index.ts';
@@ -23,13 +23,13 @@ async function run(extra: string[]): Promise<CheckResult[]> {
 
 const overlap = (a: CheckResult, b: CheckResult) => a.ran!.from < b.ran!.to && b.ran!.from < a.ran!.to;
 
-/** Pairs of checks (of one service: one file, one process) that ran at the same time. */
+/** Pairs of checks (of either service: one process, one target) that ran at the same time. */
 function overlapping(results: CheckResult[]): Array<[string, string]> {
   const ran = results.filter((r) => r.ran);
   return ran.flatMap((a, i) =>
     ran
       .slice(i + 1)
-      .filter((b) => b.service === a.service && overlap(a, b))
+      .filter((b) => overlap(a, b))
       .map((b): [string, string] => [a.check, b.check]),
   );
 }
@@ -50,7 +50,7 @@ describe('which checks run alone', () => {
       const counting = check.rules.some((id) => id.startsWith('Q-RATE-') || id.startsWith('OA-REP-'));
       expect(runsAlone(check), check.name).toBe(shared || counting || check.alone === true);
     }
-    expect(allChecks.filter(runsAlone).length).toBeGreaterThan(0);
+    expect(allChecks.filter((c) => runsAlone(c)).length).toBeGreaterThan(0);
     expect(allChecks.filter((c) => !runsAlone(c)).length).toBeGreaterThan(0);
   });
 
@@ -65,20 +65,16 @@ describe('which checks run alone', () => {
     }
   });
 
-  test('a file runs its checks that may overlap first, all areas together, then each that runs alone, in declaration order', () => {
-    for (const service of ['orders', 'quotes']) {
-      const groups = Object.entries(checkGroups).filter(([group]) => group.startsWith(`${service}/`));
-      const declared = groups.flatMap(([, checks]) => checks);
-      const blocks = runOrder(groups, false);
-      const firstAlone = blocks.findIndex((b) => b.alone);
-      expect(firstAlone, service).toBeGreaterThan(0);
-      expect(blocks.slice(firstAlone).every((b) => b.alone && b.checks.length === 1)).toBe(true);
-      expect(blocks.slice(0, firstAlone).flatMap((b) => b.checks)).toEqual(declared.filter((c) => !runsAlone(c)));
-      expect(blocks.slice(firstAlone).flatMap((b) => b.checks)).toEqual(declared.filter(runsAlone));
-      for (const b of blocks) expect(b.checks.every((c) => checkGroups[b.title]!.includes(c))).toBe(true);
-      // Sequential (--max-concurrency 1): the declaration order, each area's segments in turn.
-      expect(runOrder(groups, true).flatMap((b) => b.checks)).toEqual(declared);
-    }
+  test("the run's checks that may overlap start first, both services' together, then each that runs alone, in declaration order", () => {
+    const groups = Object.entries(checkGroups);
+    const declared = groups.flatMap(([, checks]) => checks);
+    const order = runOrder(groups, false);
+    const firstAlone = order.findIndex((c) => runsAlone(c));
+    expect(firstAlone).toBeGreaterThan(0);
+    expect(order.slice(0, firstAlone)).toEqual(declared.filter((c) => !runsAlone(c)));
+    expect(order.slice(firstAlone)).toEqual(declared.filter((c) => runsAlone(c)));
+    // Sequential (--max-concurrency 1): the declaration order.
+    expect(runOrder(groups, true)).toEqual(declared);
   });
 
   test('a check that may overlap others is stopped before it changes the clock, prices, pools or faults', async () => {
@@ -95,14 +91,16 @@ describe('which checks run alone', () => {
 });
 
 describe('checks at once, against the embedded server', () => {
-  test('by default checks overlap, at most --max-concurrency (8) at once, and one that runs alone overlaps none', async () => {
+  test('by default checks overlap, of both services, at most --max-concurrency (8) at once, and one that runs alone overlaps none', async () => {
     const results = await run([]);
     const pairs = overlapping(results);
     for (const service of ['orders', 'quotes'])
       expect(
-        pairs.some(([a]) => byName.get(a)?.service === service),
+        pairs.some(([a, b]) => byName.get(a)?.service === service && byName.get(b)?.service === service),
         service,
       ).toBe(true);
+    // The quote checks run beside the order checks, in one process.
+    expect(pairs.some(([a, b]) => byName.get(a)?.service !== byName.get(b)?.service)).toBe(true);
     expect(peak(results)).toBeLessThanOrEqual(8);
     const alone = results.filter((r) => runsAlone(byName.get(r.check)!) && r.ran);
     expect(alone.length).toBeGreaterThanOrEqual(2);
@@ -115,12 +113,12 @@ describe('checks at once, against the embedded server', () => {
     const sequential = await run(['--max-concurrency', '1']);
     expect(overlapping(sequential)).toEqual([]);
     expect(peak(sequential)).toBe(1);
-    // One at a time, in declaration order.
-    for (const service of ['orders', 'quotes']) {
-      const ran = sequential.filter((r) => r.ran && r.service === service).sort((a, b) => a.ran!.from - b.ran!.from);
-      const declared = allChecks.filter((c) => ran.some((r) => r.check === c.name)).map((c) => c.name);
-      expect(ran.map((r) => r.check)).toEqual(declared);
-    }
+    // One at a time, in declaration order (the order checks', then the quote checks').
+    const ran = sequential.filter((r) => r.ran).sort((a, b) => a.ran!.from - b.ran!.from);
+    const declared = (['orders', 'quotes'] as const).flatMap((service) =>
+      allChecks.filter((c) => c.service === service && ran.some((r) => r.check === c.name)).map((c) => c.name),
+    );
+    expect(ran.map((r) => r.check)).toEqual(declared);
     expect(verdicts(sequential)).toEqual(verdicts(results));
   });
 });

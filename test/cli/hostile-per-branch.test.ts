@@ -4,7 +4,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { InvalidRequestSample } from '../../generators/arbitraries.ts';
+import { listOperations } from '../../generators/index.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
+import { badQueries } from '../../suites/quotes/hostile-queries.ts';
 import {
   amountBranch,
   branchOf,
@@ -65,5 +67,32 @@ describe('hostile inputs per validation branch', () => {
     expect(sampled('other', sample('body', 'type'))).toBe(true);
     const every = generatedSampler(env());
     expect([every('op', sample('body', 'type')), every('op', sample('body', 'type'))]).toEqual([true, true]);
+  });
+
+  test('quote parameters: on a given target one value per branch, strictness and key validation of each; every one against the embedded server', () => {
+    const swap = listOperations('quotes').find((op) => op.operationId === 'getQuoteSwap')!;
+    const sent = (hostile: ReturnType<typeof hostileValues>) =>
+      badQueries(swap, hostile).map((q) => {
+        const name = q.what.split(/[= ]/)[0]!;
+        const value = new URLSearchParams(q.query).getAll(name).at(-1) ?? '';
+        return { name, value, strict: q.strict, what: q.what };
+      });
+    const perBranch = hostileValues(env('per-branch'));
+    const overlapping = sent({ ...perBranch, perBranch: false }); // the per-branch lists, before one per branch of each parameter
+    const some = sent(perBranch);
+    const classOf = (q: { name: string; value: string; strict: boolean }) =>
+      `${q.name} ${q.strict} ${keyBranch(q.value)} ${branchOf(q.value)}`;
+    expect(some.length).toBeLessThan(overlapping.length);
+    expect(new Set(some.map(classOf))).toEqual(new Set(overlapping.map(classOf)));
+    // A key with characters outside the alphabet stays apart from text of a key's wrong length, and so do the strict
+    // and the lenient readings of an amount.
+    expect(some.filter((q) => q.name === 'inputMint').map((q) => q.value)).toContain(MALFORMED_KEYS[0]);
+    expect(some.filter((q) => q.what.startsWith('amount=') && !q.strict).map((q) => q.value)).toEqual(['+1', '007', '1e6', ' 1']);
+    // Against the embedded server: every value of every list, for each required parameter.
+    const every = sent(hostileValues(env()));
+    for (const s of HOSTILE_STRINGS) expect(every.some((q) => q.name === 'amount' && q.value === s)).toBe(true);
+    for (const m of MALFORMED_AMOUNTS)
+      if (typeof m.value === 'string') expect(every.filter((q) => q.name === 'amount' && q.value === m.value).length).toBeGreaterThan(0);
+    expect(every.length).toBeGreaterThan(overlapping.length);
   });
 });

@@ -52,7 +52,7 @@ test('the printed replay, run as printed, fails the same check on the same rule'
     '--mutant',
     'slippage-bps-max-5000-enforced',
     '--profile',
-    'smoke',
+    'readonly',
     '--seed',
     '9',
     '--grep',
@@ -73,7 +73,7 @@ test('the printed replay, run as printed, fails the same check on the same rule'
   expect(replayed.code, replayed.stderr).toBe(1);
   const m = matrixOf(again);
   expectValidMatrix(m);
-  expect(m.run).toMatchObject({ seed: 9, profile: 'smoke', target: { mutant: 'slippage-bps-max-5000-enforced' } });
+  expect(m.run).toMatchObject({ seed: 9, profile: 'readonly', target: { mutant: 'slippage-bps-max-5000-enforced' } });
   expect(m.checks.map((c) => [c.check, c.verdict, c.rule])).toEqual([
     ['ranged-parameters-accept-every-value-of-the-published-range', 'fail', 'Q-INFO-013'],
   ]);
@@ -129,7 +129,7 @@ test('a property counterexample: the printed replay carries --fc-path and reache
   timeout: 180_000,
 }, async () => {
   const first = tmp();
-  const args = ['--mutant', 'accounts-limit-writable-ignored', '--profile', 'smoke', '--seed', '9'];
+  const args = ['--mutant', 'accounts-limit-writable-ignored', '--profile', 'readonly', '--seed', '9'];
   const r = await cli([...args, '--grep', 'accountslimitwritable-bounds', '--report-dir', first]);
   expect(r.code, r.stderr).toBe(1);
   const [failed, ...others] = matrixOf(first).checks.filter((c) => c.verdict === 'fail');

@@ -13,11 +13,23 @@ import { defineCheck, type Check, type CheckContext } from '../../suites/harness
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { SetupFailed } from '../../suites/harness/failure.ts';
 import { renderJUnit } from '../../suites/harness/junit.ts';
-import { buildMatrix, type Matrix, type RunInfo } from '../../suites/harness/matrix.ts';
+import type { TestModule } from 'vitest/node';
+import MatrixReporter from '../../bin/reporters/matrix-reporter.ts';
+import {
+  buildMatrix,
+  gatingLine,
+  preconditionLines,
+  renderHtml,
+  renderMarkdown,
+  type Matrix,
+  type RunInfo,
+} from '../../suites/harness/matrix.ts';
+import { deadlineUnjudged } from '../../suites/harness/preconditions.ts';
 import { decidingIds, loadCatalogue } from '../../suites/harness/rules.ts';
-import { runCheck, type CheckResult } from '../../suites/harness/runner.ts';
+import { notRunResult, runCheck, type CheckResult } from '../../suites/harness/runner.ts';
 import type { TargetEnv, Verdict } from '../../suites/harness/types.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
+import { allChecks } from '../../suites/index.ts';
 import { OFFLINE_ENV } from '../harness/offline-target.ts';
 import { cli, matrixOf, mintOn, partnerRunOf, reportDir } from './run-cli.ts';
 
@@ -72,7 +84,9 @@ function expectReportsAgree(m: Matrix, xml?: string): void {
   expect((m.summary.rules.fail ?? 0) > 0).toBe(m.summary.checks.fail > 0);
   const g = m.summary.gating;
   const n = g.notJudged;
-  expect(g.judged + n.precondition + n.capability + n.profile + n.blocked + n.other).toBe(g.rules);
+  expect(g.judged + n.precondition + n.capability + n.profile + n.blocked + (n.interrupted ?? 0) + (n.deadline ?? 0) + n.other).toBe(
+    g.rules,
+  );
   if (xml === undefined) return;
   const cases = testcases(xml);
   expect(cases).toHaveLength(m.checks.length);
@@ -210,9 +224,66 @@ describe('verdicts of one check each, and the reports made of them (in process)'
     );
     expect(judgedAsFarAsPossible.summary.verdict).toBe('pass');
     const { gating } = judgedAsFarAsPossible.summary;
-    expect(gating.notJudged).toEqual({ precondition: 0, capability: 1, profile: 1, blocked: 0, other: 1 });
+    expect(gating.notJudged).toEqual({ precondition: 0, capability: 1, profile: 1, blocked: 0, interrupted: 0, deadline: 0, other: 1 });
     expect(gating.judged).toBeGreaterThan(0);
     expect(gating.rules).toBe(gating.judged + 3);
+  });
+
+  test('checks a cut-short run never ran count apart: not run for the interrupt, not run for the deadline, not "nothing to judge"', () => {
+    const unrun = (name: string, why: Pick<CheckResult, 'notJudged' | 'unjudged'>) =>
+      notRunResult(checks.find((c) => c.name === name)!, 'not run', why);
+    const cut = [
+      of('a-pass'),
+      unrun('a-skip-with-nothing-to-judge', { notJudged: 'interrupted' }),
+      unrun('a-bug-of-the-suite', { notJudged: 'precondition', unjudged: deadlineUnjudged(60) }),
+    ];
+    const interrupted = buildMatrix(cut.slice(0, 2), checks, { ...run, preconditions: [] }, 'test', { stopped: 'interrupted' });
+    expect(interrupted.summary.verdict).toBe('interrupted');
+    expect(interrupted.summary.gating.notJudged).toMatchObject({ interrupted: 1, deadline: 0, other: 0, precondition: 0 });
+    expect(gatingLine(interrupted)).toMatch(/0 with nothing to judge on this target, 1 not run: interrupted$/);
+    expectReportsAgree(interrupted);
+    const atDeadline = buildMatrix([cut[0]!, cut[2]!], checks, { ...run, preconditions: [], maxDurationS: 60 }, 'test', {
+      stopped: 'deadline',
+    });
+    expect(atDeadline.summary.verdict).toBe('incomplete');
+    expect(atDeadline.summary.gating.notJudged).toMatchObject({ interrupted: 0, deadline: 1, other: 0, precondition: 0 });
+    expect(gatingLine(atDeadline)).toMatch(/0 for a broken precondition, .*, 1 not run: the run's deadline$/);
+    expect(atDeadline.summary.preconditions.map((p) => p.id)).toEqual(['deadline']);
+    for (const rendered of [renderMarkdown(atDeadline), renderHtml(atDeadline)])
+      expect(rendered).toContain("1 not run: the run's deadline");
+    expectReportsAgree(atDeadline);
+  });
+
+  test("a file of the suite that did not load: the suite's own error, INCOMPLETE, its checks not judged and counted; a gating failure besides wins", () => {
+    const error = "suites/conformance.test.ts: TypeError: Cannot read properties of undefined (reading '0')\n    at registry.ts:3:1";
+    const selected = allChecks.filter((c) => c.service === 'quotes' && c.rules.includes('Q-INFO-001')).map((c) => c.name);
+    expect(selected.length).toBeGreaterThan(0);
+    const dir = tmp();
+    const reporter = new MatrixReporter({ reportDir: dir, run: { ...run, preconditions: [] }, version: 'test', selected });
+    const unloaded = {
+      relativeModuleId: 'suites/conformance.test.ts',
+      errors: () => [{ message: 'x', stack: error.slice('suites/conformance.test.ts: '.length) }],
+      children: { allTests: () => [], allSuites: () => [] },
+    } as unknown as TestModule;
+    reporter.onTestRunEnd([unloaded], [], 'failed');
+    const m = matrixOf(dir);
+    expect(m.summary.verdict).toBe('incomplete');
+    expect(m.summary.errors).toEqual([error]);
+    expect(m.checks.map((c) => [c.check, c.verdict, c.notJudged, c.unjudged?.id])).toEqual(
+      selected.map((name) => [name, 'skipped', 'precondition', 'suite-error-outside-checks']),
+    );
+    // Their rules stay in the denominators, not judged for the suite's own error.
+    expect(m.summary.gating.rules).toBeGreaterThan(0);
+    expect(m.summary.gating).toMatchObject({ judged: 0, notJudged: { precondition: m.summary.gating.rules } });
+    expect(preconditionLines(m, 0)).toEqual([
+      `suite-error-outside-checks (${selected.length} gating check${selected.length === 1 ? '' : 's'} not judged): the suite's own error, not the target: suites/conformance.test.ts: TypeError: Cannot read properties of undefined (reading '0')`,
+      expect.stringMatching(/^ {2}fix: report it with the ERROR line/),
+    ]);
+    expectReportsAgree(m);
+    // With a real failure besides: FAIL (exit 1), the suite's error still said.
+    const both = buildMatrix([of('a-gating-failure')], checks, run, 'test', { errors: [error] });
+    expect(both.summary.verdict).toBe('fail');
+    expect(both.summary.preconditions.map((p) => p.id)).toContain('suite-error-outside-checks');
   });
 
   test('the catalogue rules these checks cite are what the test assumes', () => {

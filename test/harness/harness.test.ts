@@ -6,7 +6,7 @@ import { defineCheck, type CheckContext } from '../../suites/harness/check.ts';
 import { ControlAdapter } from '../../suites/harness/control.ts';
 import { normalizeMsgpack, retryDelay, ServiceClient } from '../../suites/harness/client.ts';
 import { toCurl } from '../../suites/harness/curl.ts';
-import { ConformanceFailure, formatFailure, SetupFailed } from '../../suites/harness/failure.ts';
+import { ConformanceFailure, formatFailure, LateAnswer, SetupFailed } from '../../suites/harness/failure.ts';
 import { buildMatrix, renderHtml, renderMarkdown } from '../../suites/harness/matrix.ts';
 import { clearSecrets, redact, registerSecret } from '../../suites/harness/redact.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
@@ -215,9 +215,13 @@ describe('ServiceClient against a local server', () => {
     const { c } = client();
     expect((await c.request({ path: '/limited' })).response.status).toBe(200);
   });
-  test('no answer within the timeout is a typed failure, not a hang; of the control API, a broken precondition', async () => {
+  test('no answer within the timeout is a typed error, not a hang: a late answer (a precondition of the run), on every service', async () => {
     const { c } = client(150, 'orders');
-    await expect(c.request({ path: '/slow' })).rejects.toBeInstanceOf(ConformanceFailure);
+    await expect(c.request({ path: '/slow' })).rejects.toBeInstanceOf(LateAnswer);
+    await expect(c.request({ path: '/slow' })).rejects.toThrow(
+      /^no whole answer to GET \/slow within --timeout 150 ms: no answer within 150 ms$/,
+    );
+    await expect(client(150, 'control').c.request({ path: '/slow' })).rejects.toBeInstanceOf(LateAnswer);
     await expect(client(150, 'control').c.request({ path: '/slow' })).rejects.toBeInstanceOf(SetupFailed);
   });
 });
@@ -356,12 +360,20 @@ describe('runner verdicts', () => {
     const target = { ...env, quotesUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
     try {
       const sweeping = check(async (t) =>
-        sweep(t, async (s) => {
-          for (let i = 0; i < 5; i++) {
-            const ex = await s.send(t, t.quotes, 'Q-INFO-003', i < 3 ? 'getInfo' : 'getVenues', { path: '/x', query: { i } });
-            await s.attempt(() => t.expect('Q-INFO-003', i !== 1, { documented: 'a 4xx', received: ex.response.status }));
-          }
-        }),
+        sweep(t, (s) =>
+          s.inputs(
+            t,
+            t.quotes,
+            'Q-INFO-003',
+            [0, 1, 2, 3, 4].map((i) => ({
+              operation: i < 3 ? 'getInfo' : 'getVenues',
+              run: async (send) => {
+                const ex = await send({ path: '/x', query: { i } });
+                return t.expect('Q-INFO-003', i !== 1, { documented: 'a 4xx', received: ex.response.status });
+              },
+            })),
+          ),
+        ),
       );
       const r = await runCheck(sweeping, target);
       expect([r.verdict, r.rule, r.requests]).toEqual(['fail', 'Q-INFO-003', 5]);
@@ -369,10 +381,17 @@ describe('runner verdicts', () => {
       expect(r.notes.join('\n')).toMatch(/5 bad inputs tried, 1 answered wrongly/);
       const broken = await runCheck(
         check(async (t) =>
-          sweep(t, async (s) => {
-            await s.send(t, t.quotes, 'Q-INFO-003', 'getInfo', { path: '/x' });
-            throw new TypeError('suite bug');
-          }),
+          sweep(t, (s) =>
+            s.inputs(t, t.quotes, 'Q-INFO-003', [
+              {
+                operation: 'getInfo',
+                run: async (send) => {
+                  await send({ path: '/x' });
+                  throw new TypeError('suite bug');
+                },
+              },
+            ]),
+          ),
         ),
         target,
       );

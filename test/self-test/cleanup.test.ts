@@ -143,6 +143,48 @@ describe('cleanup at the end of a full run', () => {
     clearLedger();
   });
 
+  test("users of a test tenant the run suspended or deleted are counted apart, not as leftovers; the run's own key's still are; progress by phase", async () => {
+    clearLedger();
+    const t = new CheckContext(allChecks[0]!, env);
+    const suspended = await t.control.createTenant();
+    await t.control.setTenantState(suspended.tenantId, 'suspended');
+    const deleted = await t.control.createTenant();
+    await t.control.setTenantState(deleted.tenantId, 'deleted');
+    const users = [
+      { apiKey: suspended.apiKey, sub: 'someone' },
+      { apiKey: deleted.apiKey, sub: 'someone' },
+      { apiKey: env.credentials.ordersApiKey!, sub: 'a-sub-the-run-never-onboarded' },
+    ];
+    const lines: string[] = [];
+    const report = await cleanUpCreatedOrders(env, [], users, (line) => lines.push(line));
+    expect(report.balances.retiredTenantUsers).toBe(2);
+    expect(Object.keys(report.balances.unreadable)).toEqual([expect.stringMatching(/^GET \/me\/balance answered 4\d\d/)]);
+    const said = describeCleanup(report);
+    expect(said).not.toMatch(/TENANT_(SUSPENDED|DELETED) *$/m);
+    expect(said).toMatch(/\n {2}1 × user not cleaned: GET \/me\/balance answered 4\d\d/);
+    expect(said).toMatch(
+      /\n {2}2 user\(s\) skipped, as expected: their tenant, provisioned by this run, was suspended or deleted by a check/,
+    );
+    // Each phase once, with its counts (a line every 20 s besides, while orders and managers are cleaned).
+    expect(lines.filter((l) => !/^\d+ of /.test(l) || l.startsWith('0 of 0 order(s) and 3 of 3'))).toEqual([
+      'listing the orders of 3 user(s) the run onboarded or acted for',
+      '0 order(s) to cancel and withdraw (0 found by listing), then 3 manager(s) to empty',
+      expect.stringMatching(/^0 of 0 order\(s\) and 3 of 3 manager\(s\) done, \d+ s$/),
+      "comparing the funded wallets' balances with what they started with",
+      expect.stringMatching(/^done in \d+ s$/),
+    ]);
+    // A suspended tenant holding the run's own key is no test tenant of the run: a leftover, said so.
+    const own = await cleanUpCreatedOrders(
+      { ...env, credentials: { ...env.credentials, ordersApiKey: suspended.apiKey } },
+      [],
+      users.slice(0, 1),
+      () => {},
+    );
+    expect(own.balances.retiredTenantUsers).toBeUndefined();
+    expect(describeCleanup(own)).toMatch(/\n {2}1 × user not cleaned: GET \/me\/balance answered 403 TENANT_SUSPENDED$/);
+    clearLedger();
+  });
+
   test('reports an order it cannot reach, with the reason, and cleans up the rest', async () => {
     clearLedger();
     const [check] = allChecks.filter((c) => c.name.startsWith('two-cancels'));

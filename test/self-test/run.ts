@@ -62,7 +62,7 @@ async function runScheduled(
 ): Promise<CheckResult[]> {
   const results = new Map<Check, CheckResult>();
   let stopped = false;
-  for (const segment of segments(checks)) {
+  for (const segment of segments(checks, env.capabilities)) {
     if (stopped) break;
     const queue = [...segment.checks];
     const lanes = segment.alone ? 1 : Math.max(1, Math.min(atOnce, queue.length));

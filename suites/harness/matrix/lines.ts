@@ -98,7 +98,10 @@ export function gatingLine(m: Matrix): string {
   return (
     `${g.judged} of ${g.rules} gating rules judged (${pct(g.judged, g.rules)}); not judged: ${n.precondition} for a broken precondition, ` +
     `${n.capability} for a capability the target lacks, ${n.profile} outside the profile, ${n.blocked} blocked by another check's failure, ` +
-    `${n.other} with nothing to judge on this target`
+    `${n.other} with nothing to judge on this target` +
+    // Only when a cut-short run left checks unrun (Ctrl-C, --max-duration).
+    (n.interrupted ? `, ${n.interrupted} not run: interrupted` : '') +
+    (n.deadline ? `, ${n.deadline} not run: the run's deadline` : '')
   );
 }
 

@@ -45,11 +45,23 @@ export interface PreconditionRow extends Unjudged {
   checks: string[];
 }
 
-/** Gating rules of the checks of this run (`must`, documented or --strict): how many were judged, and why not the rest. */
+/**
+ * Gating rules of the checks of this run (`must`, documented or --strict): how many were judged, and why not the rest.
+ * `interrupted` and `deadline`: rules whose checks a cut-short run never ran (Ctrl-C; --max-duration), counted apart
+ * from a broken precondition and from `other` (nothing to judge on this target). Absent in matrices written before them.
+ */
 export interface GatingCoverage {
   rules: number;
   judged: number;
-  notJudged: { profile: number; capability: number; precondition: number; blocked: number; other: number };
+  notJudged: {
+    profile: number;
+    capability: number;
+    precondition: number;
+    blocked: number;
+    interrupted?: number;
+    deadline?: number;
+    other: number;
+  };
 }
 
 export interface RuleRow {
@@ -129,8 +141,9 @@ export interface Matrix {
   run: RunInfo;
   summary: {
     /**
-     * `fail`: a gating failure (or an error outside any check); `incomplete`: no gating failure, but gating checks could
-     * not be judged for a broken precondition or the deadline (exit 4); `interrupted`: cancelled by Ctrl-C.
+     * `fail`: a gating failure; `incomplete`: no gating failure, but gating checks could not be judged for a broken
+     * precondition or the deadline, or the suite erred outside any check (its own bug, not the target's) (exit 4);
+     * `interrupted`: cancelled by Ctrl-C.
      */
     verdict: 'pass' | 'fail' | 'incomplete' | 'interrupted';
     stopped?: Stopped;
@@ -151,7 +164,10 @@ export interface Matrix {
     judgedThrough: JudgedThroughCounts;
     /** each broken precondition once, with the gating checks it left unjudged (none: found, but no check needed it) */
     preconditions: PreconditionRow[];
-    /** errors outside any check (a file that did not load, a hook, an unhandled error): the run is not a pass */
+    /**
+     * errors outside any check (a file that did not load, a hook, an unhandled error): the suite's own, so the run is
+     * INCOMPLETE (precondition `suite-error-outside-checks`, with the checks they left unrun), never a pass
+     */
     errors: string[];
   };
   coverage: CoverageRow[];

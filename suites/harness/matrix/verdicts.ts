@@ -1,6 +1,6 @@
 /** Rule verdicts from check results: coverage, a rule's verdict and how it was judged, the gate, preconditions. */
 import type { Check } from '../check.ts';
-import { deadlineUnjudged } from '../preconditions.ts';
+import { deadlineUnjudged, suiteErrorUnjudged } from '../preconditions.ts';
 import { decidingIds, loadCatalogue, type Rule } from '../rules.ts';
 import type { CheckResult } from '../runner.ts';
 import type {
@@ -97,10 +97,22 @@ export function canGate(result: Pick<CheckResult, 'rules'>, strict: boolean): bo
   });
 }
 
-/** Each broken precondition once: those the checks met (gating checks only) and those the preflight found. */
-export function preconditionRows(results: CheckResult[], run: RunInfo, stopped: Stopped | undefined): PreconditionRow[] {
+/**
+ * Each broken precondition once: those the checks met (gating checks only), those the preflight found, and the suite's
+ * own errors outside any check (`errors`), with the checks they left unrun.
+ */
+export function preconditionRows(
+  results: CheckResult[],
+  run: RunInfo,
+  stopped: Stopped | undefined,
+  errors: readonly string[] = [],
+): PreconditionRow[] {
   const rows = new Map<string, PreconditionRow>();
   for (const p of run.preconditions ?? []) rows.set(p.id, { id: p.id, problem: p.problem, fix: p.fix, checks: [] });
+  if (errors.length > 0) {
+    const own = suiteErrorUnjudged(errors);
+    rows.set(own.id, { ...own, checks: [] });
+  }
   for (const r of results) {
     if (r.notJudged !== 'precondition' || !r.unjudged || !canGate(r, run.strict)) continue;
     const row = rows.get(r.unjudged.id) ?? { ...r.unjudged, checks: [] };
@@ -123,19 +135,25 @@ export function gatingCoverage(ruleRows: RuleRow[], results: CheckResult[], stri
   const coverage: GatingCoverage = {
     rules: 0,
     judged: 0,
-    notJudged: { profile: 0, capability: 0, precondition: 0, blocked: 0, other: 0 },
+    notJudged: { profile: 0, capability: 0, precondition: 0, blocked: 0, interrupted: 0, deadline: 0, other: 0 },
   };
+  const n = coverage.notJudged;
+  // The run's deadline is a precondition of the run (INCOMPLETE), but a check it left unrun is counted apart, as one an
+  // interrupt left unrun: both would have run to a verdict had the run gone on.
+  const atDeadline = (r: CheckResult) => r.notJudged === 'precondition' && r.unjudged?.id === 'deadline';
   for (const row of ruleRows) {
     if (row.level !== 'must' || (!strict && row.basis !== 'documented')) continue;
     const citing = citingResults(rules.get(row.id)!, results);
     if (citing.length === 0) continue;
     coverage.rules++;
     if (row.verdict === 'pass' || row.verdict === 'fail') coverage.judged++;
-    else if (row.verdict === 'blocked') coverage.notJudged.blocked++;
-    else if (citing.some((r) => r.notJudged === 'precondition')) coverage.notJudged.precondition++;
-    else if (citing.some((r) => r.notJudged === 'capability')) coverage.notJudged.capability++;
-    else if (citing.some((r) => r.notJudged === 'profile')) coverage.notJudged.profile++;
-    else coverage.notJudged.other++;
+    else if (row.verdict === 'blocked') n.blocked++;
+    else if (citing.some((r) => r.notJudged === 'precondition' && !atDeadline(r))) n.precondition++;
+    else if (citing.some(atDeadline)) n.deadline!++;
+    else if (citing.some((r) => r.notJudged === 'interrupted')) n.interrupted!++;
+    else if (citing.some((r) => r.notJudged === 'capability')) n.capability++;
+    else if (citing.some((r) => r.notJudged === 'profile')) n.profile++;
+    else n.other++;
   }
   return coverage;
 }

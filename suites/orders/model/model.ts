@@ -213,13 +213,16 @@ export function forgetReservations(m: Model): void {
 export async function setup(t: CheckContext, family: Family): Promise<{ model: Model; real: Real }> {
   const can = { clock: t.control.has('clock'), prices: t.control.has('prices'), faults: t.control.has('faults') };
   const user = await intentUser(t, false);
-  await fundUser(t, user.userPubkey, '500000000');
-  let outputMint = NATIVE_MINT;
-  if (can.prices) {
-    outputMint = Keypair.generate().publicKey.toBase58();
-    await t.control.fund(user.userPubkey, outputMint, '1');
-    await t.control.setPrice(outputMint, '1');
-  }
+  const outputMint = can.prices ? Keypair.generate().publicKey.toBase58() : NATIVE_MINT;
+  // The user's funds and the output mint (made by funding it, then priced): independent, sent at once.
+  await Promise.all([
+    fundUser(t, user.userPubkey, '500000000'),
+    can.prices &&
+      (async () => {
+        await t.control.fund(user.userPubkey, outputMint, '1');
+        await t.control.setPrice(outputMint, '1');
+      })(),
+  ]);
   const model: Model = { family, orders: [], unserved: new Set(), can, created: new Map() };
   const real: Real = { t, user, outputMint, shared: !t.control.has('funding') };
   const first = family === 'trigger' ? 'stop_loss' : family;
@@ -279,11 +282,16 @@ function remember(o: OrderModel, order: Record<string, unknown>): void {
 
 const amount = (value: unknown) => (typeof value === 'string' && INT.test(value) ? BigInt(value) : undefined);
 
-/** The read after every step: each order's detail judged against the model, then the balance rows. */
+/**
+ * The read after every step: each order's detail judged against the model, then the balance rows. The detail reads
+ * depend on nothing but the step before them: they are sent at once, and judged one after another in the model's
+ * order. The balance is read after them: what it holds is judged against what the orders read (OA-BAL-014).
+ */
 export async function observe(m: Model, r: Real): Promise<void> {
+  const details = await Promise.all(m.orders.map((o) => call(m, r, 'GET', `${DETAIL[o.type]}/${o.id}`)));
   let everyOrderRead = true;
-  for (const o of m.orders) {
-    const ex = await call(m, r, 'GET', `${DETAIL[o.type]}/${o.id}`);
+  for (const [i, o] of m.orders.entries()) {
+    const ex = details[i];
     const data = ex && is2xx(ex) ? dataOf(ex) : undefined;
     const order = o.type === 'slice' ? data?.order : data;
     if (!ex || !isObject(order)) {

@@ -51,14 +51,23 @@ export interface Market {
 
 /** A funded user and a market of two fresh mints, both at 1 USD (the pair at START). */
 export async function market(t: CheckContext): Promise<Market> {
-  const user = await intentUser(t, false);
   const input = Keypair.generate().publicKey.toBase58();
   const output = Keypair.generate().publicKey.toBase58();
-  await t.control.fund(user.userPubkey, 'native', '1000000000');
-  await t.control.fund(user.userPubkey, input, '1000000000');
-  await t.control.fund(Keypair.generate().publicKey.toBase58(), output, '1');
-  await t.control.setPrice(input, inputUsd(START));
-  await t.control.setPrice(output, '1');
+  // Independent chains sent at once: each mint is funded (made) before it is priced.
+  const [user] = await Promise.all([
+    intentUser(t, false),
+    (async () => {
+      await t.control.fund(Keypair.generate().publicKey.toBase58(), output, '1');
+      await t.control.setPrice(output, '1');
+    })(),
+  ]);
+  await Promise.all([
+    t.control.fund(user.userPubkey, 'native', '1000000000'),
+    (async () => {
+      await t.control.fund(user.userPubkey, input, '1000000000');
+      await t.control.setPrice(input, inputUsd(START));
+    })(),
+  ]);
   return { user, input, output };
 }
 

@@ -1,0 +1,177 @@
+/**
+ * The harness's scheduler (suites/harness/schedule.ts): which checks start, in what order, driven step by step
+ * (no timers, no wall time).
+ */
+import { describe, expect, test } from 'vitest';
+import type { Check } from '../../suites/harness/check.ts';
+import { CheckQueue, runOrder, Scheduler, type Turn } from '../../suites/harness/schedule.ts';
+
+const check = (name: string, service: Check['service'] = 'quotes', alone = false): Check => ({
+  name,
+  service,
+  rules: ['Q-INFO-001'],
+  profile: 'smoke',
+  ...(alone ? { alone: true as const } : {}),
+  run: async () => {},
+});
+
+/** Turns ranked in the given order: `a` overlaps, `A` runs alone, a leading `o` is an order check of lane "orders". */
+function turns(...names: string[]): Turn[] {
+  return names.map((name, rank) => {
+    const laned = name.startsWith('o');
+    const bare = laned ? name.slice(1) : name;
+    return { check: name, rank, alone: bare === bare.toUpperCase(), ...(laned ? { lane: 'orders' } : {}) };
+  });
+}
+
+const names = (ts: readonly Turn[]) => ts.map((t) => t.check);
+
+/** Every turn's run, one step at a time: each step starts what may start, then ends the ones `ends` names. */
+function steps(queue: CheckQueue, all: Turn[], ends: (underWay: Turn[]) => Turn[] = (u) => u): string[][] {
+  for (const t of all) queue.add(t);
+  const underWay: Turn[] = [];
+  const out: string[][] = [];
+  while (queue.queued > 0 || underWay.length > 0) {
+    const started = queue.next();
+    underWay.push(...started);
+    out.push(names(started));
+    for (const t of ends([...underWay])) {
+      queue.done(t);
+      underWay.splice(underWay.indexOf(t), 1);
+    }
+    if (out.length > 100) throw new Error('no progress');
+  }
+  return out;
+}
+
+describe('CheckQueue', () => {
+  test('at most `slots` under way, by rank, whatever the arrival order', () => {
+    const all = turns('a1', 'a2', 'a3', 'a4', 'a5');
+    const queue = new CheckQueue(2);
+    for (const t of [...all].reverse()) queue.add(t);
+    expect(names(queue.next())).toEqual(['a1', 'a2']);
+    expect(names(queue.next())).toEqual([]);
+    queue.done(all[1]!);
+    expect(names(queue.next())).toEqual(['a3']);
+    expect(queue.underWay).toBe(2);
+  });
+
+  test('a check that runs alone starts once nothing else is under way, and nothing starts beside it', () => {
+    const all = turns('a1', 'a2', 'A3', 'a4');
+    const queue = new CheckQueue(8);
+    for (const t of all) queue.add(t);
+    // A3 waits for a1, a2; a4 does not wait for A3 (ranked after it, it is one that may overlap).
+    expect(names(queue.next())).toEqual(['a1', 'a2', 'a4']);
+    queue.done(all[0]!);
+    queue.done(all[1]!);
+    expect(names(queue.next())).toEqual([]);
+    queue.done(all[3]!);
+    expect(names(queue.next())).toEqual(['A3']);
+    queue.add(turns('x', 'a5')[1]!);
+    expect(names(queue.next())).toEqual([]);
+    queue.done(all[2]!);
+    expect(names(queue.next())).toEqual(['a5']);
+  });
+
+  test('alone checks run one after another, each by itself', () => {
+    const all = turns('a1', 'a2', 'A3', 'A4');
+    expect(steps(new CheckQueue(8), all, (u) => u.slice(0, 1))).toEqual([['a1', 'a2'], [], ['A3'], ['A4']]);
+  });
+
+  test('one slot: one check at a time, in rank order', () => {
+    const all = turns('a1', 'A2', 'a3', 'oA4', 'oa5');
+    expect(steps(new CheckQueue(1), all)).toEqual([['a1'], ['A2'], ['a3'], ['oA4'], ['oa5']]);
+  });
+
+  test("a lane's checks one at a time in their order, the others beside them", () => {
+    const all = turns('oa1', 'oa2', 'oA3', 'oa4', 'a5', 'a6', 'A7');
+    // Each step ends the lane's check under way and nothing else, then everything.
+    const ends = (u: Turn[]) => (u.some((t) => t.lane) ? u.filter((t) => t.lane) : u);
+    expect(steps(new CheckQueue(8), all, ends)).toEqual([
+      ['oa1', 'a5', 'a6'],
+      ['oa2'],
+      // oA3 waits for a5, a6; oa4, behind it in the lane, waits too.
+      [],
+      ['oA3'],
+      ['oa4'],
+      ['A7'],
+    ]);
+  });
+
+  test('a removed (cancelled) check never starts', () => {
+    const all = turns('a1', 'a2');
+    const queue = new CheckQueue(1);
+    for (const t of all) queue.add(t);
+    queue.remove(all[1]!);
+    expect(names(queue.next())).toEqual(['a1']);
+    queue.done(all[0]!);
+    expect(names(queue.next())).toEqual([]);
+    expect(queue.queued).toBe(0);
+  });
+});
+
+describe('runOrder', () => {
+  const [q1, Q2, q3] = [check('q1'), check('Q2', 'quotes', true), check('q3')];
+  const [o1, O2, o3] = [check('o1', 'orders'), check('O2', 'orders', true), check('o3', 'orders')];
+  const groups: Array<[string, Check[]]> = [
+    ['orders/a', [o1!, O2!]],
+    ['orders/b', [o3!]],
+    ['quotes/a', [q1!, Q2!, q3!]],
+  ];
+  const alone = (c: Check) => c.alone === true;
+
+  test('sequential: the declaration order', () => {
+    expect(runOrder(groups, true, alone).map((c) => c.name)).toEqual(['o1', 'O2', 'o3', 'q1', 'Q2', 'q3']);
+  });
+
+  test('otherwise those that may overlap first, then those that run alone, each in declaration order', () => {
+    expect(runOrder(groups, false, alone).map((c) => c.name)).toEqual(['o1', 'o3', 'q1', 'q3', 'O2', 'Q2']);
+  });
+
+  test("a lane's checks keep their declaration order, ahead of those that run alone", () => {
+    const lane = (c: Check) => (c.service === 'orders' ? 'orders' : undefined);
+    expect(runOrder(groups, false, alone, lane).map((c) => c.name)).toEqual(['o1', 'O2', 'o3', 'q1', 'q3', 'Q2']);
+  });
+});
+
+describe('Scheduler', () => {
+  /** Settle the scheduler's deferred dispatch. */
+  const tick = () => new Promise<void>((r) => setImmediate(r));
+
+  test('checks arriving together start by rank; an ended turn lets the next start', async () => {
+    const all = turns('a1', 'a2', 'a3');
+    const scheduler = new Scheduler(new CheckQueue(2));
+    const started: string[] = [];
+    const ends = new Map<string, () => void>();
+    for (const t of [...all].reverse())
+      void scheduler.turn(t).then((end) => {
+        started.push(t.check);
+        ends.set(t.check, end);
+      });
+    await tick();
+    await tick();
+    expect(started).toEqual(['a1', 'a2']);
+    ends.get('a2')!();
+    ends.get('a2')!();
+    await tick();
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'a3']);
+  });
+
+  test('a wait cancelled by its signal rejects and its check never starts', async () => {
+    const all = turns('a1', 'a2', 'a3');
+    const scheduler = new Scheduler(new CheckQueue(1));
+    const controller = new AbortController();
+    const first = scheduler.turn(all[0]!);
+    const second = scheduler.turn(all[1]!, controller.signal);
+    const third = scheduler.turn(all[2]!);
+    const end = await first;
+    controller.abort(new Error('cancelled'));
+    await expect(second).rejects.toThrow('cancelled');
+    end();
+    await expect(third).resolves.toBeTypeOf('function');
+    const late = new AbortController();
+    late.abort(new Error('already'));
+    await expect(scheduler.turn(turns('a4')[0]!, late.signal)).rejects.toThrow('already');
+  });
+});
