@@ -22,7 +22,8 @@ export type { ConfigFile } from './config-file.ts';
 /**
  * The settings of a run: the keys of a config file (specs/conformance-config.schema.json), which win over the
  * environment and the config file (`config`: its path; else conformance.config.* of the working directory is read).
- * Credentials come only from the environment (ORDERS_API_KEY, QUOTES_API_KEY, ...).
+ * Credentials come only from the environment (ORDERS_API_KEY, QUOTES_API_KEY, ...). `ordersUrl` or `quotesUrl` alone
+ * runs that service's checks only: the other's are in the matrix as skipped, `notJudged: 'outside-run'`.
  */
 export interface RunOptions extends ConfigFile {
   config?: string;

@@ -21,6 +21,7 @@ export class ConfigError extends Error {}
 
 /** The file's contents, as the schema allows them. */
 export interface ConfigFile {
+  /** one of the two alone runs that service's checks only (README, "One service only") */
   ordersUrl?: string;
   quotesUrl?: string;
   controlUrl?: string;

@@ -22,7 +22,9 @@ import {
   gatingLine,
   judgedThroughLine,
   headline,
+  outsideRunReason,
   preconditionLines,
+  targetUrl,
   ruleCounts,
   type Matrix,
   type RunInfo,
@@ -46,7 +48,8 @@ Target (each option also reads the environment variable in brackets):
   --quotes-url URL      Swap Quote Service base URL (host; paths are /api/v1/...) [CONFORMANCE_QUOTES_URL]
   --control-url URL     control API of the target, optional       [CONFORMANCE_CONTROL_URL]
   --gateway-url URL     distributor-path (Gateway) base, optional; needs QUOTES_JWT [CONFORMANCE_GATEWAY_URL]
-                        Without --orders-url and --quotes-url the embedded reference server is started.
+                        Without --orders-url and --quotes-url the embedded reference server is started. With
+                        one of them, only that service's checks run: the other's are not judged (outside the run).
 Run:
   --profile NAME        smoke | readonly | full (default: full on the embedded server, readonly otherwise) [CONFORMANCE_PROFILE]
   --seed N              fast-check seed (default: random, printed) [CONFORMANCE_SEED]
@@ -203,10 +206,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const quotesUrl = parseUrl('--quotes-url', str('quotes-url', 'CONFORMANCE_QUOTES_URL'));
   const controlUrl = parseUrl('--control-url', str('control-url', 'CONFORMANCE_CONTROL_URL'));
   const gatewayUrl = parseUrl('--gateway-url', str('gateway-url', 'CONFORMANCE_GATEWAY_URL'));
-  if (Boolean(ordersUrl) !== Boolean(quotesUrl)) {
-    throw new UsageError('give both --orders-url and --quotes-url, or neither to run against the embedded reference server');
-  }
-  const embedded = !ordersUrl;
+  // One URL alone runs that service's checks only; the other's are reported not judged, outside the run (servicesGiven).
+  const embedded = !ordersUrl && !quotesUrl;
   if (!embedded && (mutant || variant)) throw new UsageError('--mutant and --variant apply to the embedded reference server only');
   const profile = str('profile', 'CONFORMANCE_PROFILE') ?? (embedded ? 'full' : 'readonly');
   if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}: ${profile}`);
@@ -303,7 +304,8 @@ function printSummary(m: Matrix, reportDir: string): void {
   const lines = [
     '',
     `Conformance ${headline(m)} — profile ${m.run.profile}, seed ${m.run.seed}${m.run.target.mutant ? `, mutant ${m.run.target.mutant}` : ''}`,
-    `  target:  orders ${m.run.target.ordersUrl}  quotes ${m.run.target.quotesUrl}${m.run.target.embedded ? '  (embedded reference server)' : ''}`,
+    `  target:  orders ${targetUrl(m.run.target, 'orders')}  quotes ${targetUrl(m.run.target, 'quotes')}` +
+      `${m.run.target.embedded ? '  (embedded reference server)' : ''}`,
     `  checks:  ${checkCounts(m)}`,
     `  rules:   ${m.summary.rules.total} in the catalogue, ${m.summary.rules.covered} covered by a check: ${ruleCounts(m)}`,
     `  gating:  ${gatingLine(m)}`,
@@ -351,6 +353,12 @@ function selectedChecks(groups: Record<string, Check[]>, grep: string | undefine
   return Object.entries(groups).flatMap(([group, checks]) =>
     checks.filter((c) => !pattern || pattern.test(`${group} ${c.name} [${c.rules.join(' ')}]`)),
   );
+}
+
+/** The services a run reaches: both on the embedded server, else those whose URL was given. */
+function servicesGiven(cfg: CliOptions['config']): Array<Check['service']> {
+  if (!cfg.ordersUrl && !cfg.quotesUrl) return ['orders', 'quotes'];
+  return [...(cfg.ordersUrl ? (['orders'] as const) : []), ...(cfg.quotesUrl ? (['quotes'] as const) : [])];
 }
 
 /**
@@ -401,8 +409,12 @@ async function mergeReports(from: string, reportDir: string): Promise<number> {
   };
   const stopped =
     matrices.map((m) => m.summary.stopped).find((s) => s === 'interrupted') ?? matrices.map((m) => m.summary.stopped).find(Boolean);
+  // A check outside the run (one URL alone) is in every shard's matrix: once in the merged one.
+  const outsideOnce = new Set<string>();
   const matrix = buildMatrix(
-    matrices.flatMap((m) => m.checks),
+    matrices
+      .flatMap((m) => m.checks)
+      .filter((r) => r.notJudged !== 'outside-run' || (!outsideOnce.has(r.check) && Boolean(outsideOnce.add(r.check)))),
     allChecks,
     run,
     VERSION,
@@ -469,11 +481,19 @@ export async function execute(options: CliOptions): Promise<number> {
 
   const cfg = options.config;
   const { checkGroups } = await import('../suites/index.ts');
-  const selected = selectedChecks(checkGroups, options.grep);
+  // A given target of one service (one URL alone): the other service's checks are outside the run, reported not judged.
+  const services = servicesGiven(cfg);
+  const grepped = selectedChecks(checkGroups, options.grep);
+  const selected = grepped.filter((c) => services.includes(c.service));
+  const outside = grepped.filter((c) => !services.includes(c.service));
   if (!selected.some((c) => profileIncludes(cfg.profile, c.profile))) {
+    const others =
+      outside.length > 0
+        ? `; ${outside.length} of the ${outside[0]!.service} service, outside the run: ${outsideRunReason(outside[0]!.service)}`
+        : '';
     console.error(
-      `conformance: --grep ${options.grep} selects no check` +
-        `${selected.length > 0 ? ` of profile ${cfg.profile} (${selected.length} of other profiles)` : ''}: nothing to run`,
+      `conformance: ${options.grep ? `--grep ${options.grep}` : 'the run'} selects no check` +
+        `${selected.length > 0 ? ` of profile ${cfg.profile} (${selected.length} of other profiles)` : ''}${others}: nothing to run`,
     );
     return 2;
   }
@@ -508,8 +528,9 @@ export async function execute(options: CliOptions): Promise<number> {
     testNamePattern = shardPattern(checkGroups, new Set(inRun));
   }
   const { prepareTarget, credentialsFromEnv, TargetUnreachable } = await import('../suites/harness/target.ts');
+  const { notRunResult } = await import('../suites/harness/runner.ts');
   let server: { ordersUrl: string; quotesUrl: string; controlUrl: string; close(): Promise<void> } | undefined;
-  if (!cfg.ordersUrl) {
+  if (!cfg.ordersUrl && !cfg.quotesUrl) {
     const unknown = await unknownEmbeddedName(options);
     if (unknown) {
       console.error(`conformance: ${unknown}`);
@@ -532,8 +553,8 @@ export async function execute(options: CliOptions): Promise<number> {
     const config: TargetConfig = {
       ...cfg,
       bounds: { ...cfg.bounds, deadlineAt, maxDurationS: options.maxDurationS, retryWaitFile: join(runDir, 'retry-wait-ms') },
-      ordersUrl: server?.ordersUrl ?? cfg.ordersUrl!,
-      quotesUrl: server?.quotesUrl ?? cfg.quotesUrl!,
+      ordersUrl: server?.ordersUrl ?? cfg.ordersUrl,
+      quotesUrl: server?.quotesUrl ?? cfg.quotesUrl,
       controlUrl: server?.controlUrl ?? cfg.controlUrl,
       credentials: credentialsFromEnv(),
     };
@@ -578,9 +599,10 @@ export async function execute(options: CliOptions): Promise<number> {
       console.error(shown(`conformance: the target could not be prepared: ${(e as Error).message}`));
       return 2;
     }
+    // Only the keys of the services the run reaches: a quotes-only run needs no ORDERS_API_KEY.
     const missing = [
-      !target.credentials.ordersApiKey && 'ORDERS_API_KEY (or a control URL offering "tenants")',
-      !target.credentials.quotesApiKey && 'QUOTES_API_KEY (or a control URL offering "quote-keys")',
+      target.ordersUrl && !target.credentials.ordersApiKey && 'ORDERS_API_KEY (or a control URL offering "tenants")',
+      target.quotesUrl && !target.credentials.quotesApiKey && 'QUOTES_API_KEY (or a control URL offering "quote-keys")',
     ].filter(Boolean);
     if (missing.length) {
       console.error(`conformance: missing credentials: ${missing.join('; ')}`);
@@ -588,7 +610,8 @@ export async function execute(options: CliOptions): Promise<number> {
     }
     console.log(
       shown(
-        `conformance: profile ${target.profile}, seed ${target.seed}, orders ${target.ordersUrl}, quotes ${target.quotesUrl}` +
+        `conformance: profile ${target.profile}, seed ${target.seed}, orders ${targetUrl(target, 'orders')}, ` +
+          `quotes ${targetUrl(target, 'quotes')}` +
           `, capabilities: ${target.capabilities.join(', ') || 'none'}`,
       ),
     );
@@ -709,6 +732,10 @@ export async function execute(options: CliOptions): Promise<number> {
           version: VERSION,
           deadlineAt,
           selected: inRun.map((c) => c.name),
+          // The other service's selected checks, when one URL alone was given: not judged, outside the run.
+          outsideRun: outside.map((c) =>
+            notRunResult(c, `not judged: outside the run: ${outsideRunReason(c.service)}`, { notJudged: 'outside-run' }),
+          ),
         }),
         {
           onInit: (instance: NonNullable<typeof running>) => {
@@ -737,7 +764,12 @@ export async function execute(options: CliOptions): Promise<number> {
       return 4;
     }
     const matrix = JSON.parse(readFileSync(matrixFile, 'utf8')) as Matrix;
-    if (matrix.checks.length === 0 && !interrupted && !deadlineReached && matrix.summary.errors.length === 0) {
+    if (
+      matrix.checks.every((r) => r.notJudged === 'outside-run') &&
+      !interrupted &&
+      !deadlineReached &&
+      matrix.summary.errors.length === 0
+    ) {
       console.error(
         `conformance: no check ran${options.shard ? ` in shard ${options.shard}` : ''}${options.grep ? ` with --grep ${options.grep}` : ''}` +
           ': nothing was judged, the run is not a pass',

@@ -63,7 +63,7 @@ export interface MergedRun {
   seed: number;
   strict?: boolean;
   shard?: string;
-  target: { ordersUrl: string; quotesUrl: string; embedded?: boolean; mutant?: string; variant?: string };
+  target: { ordersUrl?: string; quotesUrl?: string; embedded?: boolean; mutant?: string; variant?: string };
 }
 
 /**
@@ -77,7 +77,7 @@ export function mergeProblem(runs: readonly MergedRun[]): string | undefined {
   const target = (r: MergedRun) =>
     r.target.embedded
       ? `the embedded server${r.target.mutant ? ` with mutant ${r.target.mutant}` : ''}${r.target.variant ? ` with variant ${r.target.variant}` : ''}`
-      : `${r.target.ordersUrl} ${r.target.quotesUrl}`;
+      : `${r.target.ordersUrl ?? 'no --orders-url'} ${r.target.quotesUrl ?? 'no --quotes-url'}`;
   const first = runs[0]!;
   for (const [what, of] of [
     ['profile', (r: MergedRun) => r.profile],

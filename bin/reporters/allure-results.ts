@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verdictLine } from '../../suites/harness/junit.ts';
 import type { Matrix } from '../../suites/harness/matrix.ts';
-import { blockedLine } from '../../suites/harness/matrix/lines.ts';
+import { blockedLine, targetUrl } from '../../suites/harness/matrix/lines.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
 
 /** Allure's categories, one per verdict; skipped tests are told apart by their message (verdictLine). */
@@ -35,8 +35,8 @@ function property(value: string): string {
 export function environmentProperties(m: Matrix): string {
   const t = m.run.target;
   const entries: Array<[string, string | number | boolean | undefined]> = [
-    ['orders.url', t.ordersUrl + (t.embedded ? ' (embedded reference server)' : '')],
-    ['quotes.url', t.quotesUrl],
+    ['orders.url', targetUrl(t, 'orders') + (t.embedded ? ' (embedded reference server)' : '')],
+    ['quotes.url', targetUrl(t, 'quotes')],
     ['control.url', t.controlUrl],
     ['gateway.url', t.gatewayUrl],
     ['mutant', t.mutant],

@@ -19,6 +19,8 @@ export interface MatrixReporterOptions {
   deadlineAt?: number;
   /** the checks the run selected (--grep), when it is not sharded: those a cut-short run never reached are listed as not run */
   selected?: string[];
+  /** the selected checks of a service the run was given no URL for (bin/conformance.ts): not judged, outside the run */
+  outsideRun?: CheckResult[];
 }
 
 /** The suite's git commit (with `+changes` when the work tree differs from it), or undefined without git or a repository. */
@@ -87,6 +89,7 @@ export default class MatrixReporter implements Reporter {
     // A file of the suite that did not load (or another error outside any check) left checks unrun: the suite's own
     // error, not judged (suite-error-outside-checks), so their rules stay in the denominators.
     else if (errors.length > 0) results.push(...this.notRun(results, 'suite-error', shownErrors));
+    results.push(...(this.options.outsideRun ?? []));
     const run: RunInfo = { ...this.options.run, finishedAt: new Date().toISOString() };
     const matrix = buildMatrix(results, allChecks, run, this.options.version, {
       stopped,

@@ -53,7 +53,8 @@ export interface Violation {
 
 export interface ClientOptions {
   service: Service;
-  baseUrl: string;
+  /** absent: the service is outside the run (a run given the other service's URL alone); a request to it is a skip */
+  baseUrl?: string;
   timeoutMs: number;
   defaultHeaders: Record<string, string>;
   record(exchange: Exchange): void;
@@ -335,12 +336,16 @@ export class ServiceClient {
   constructor(private readonly opts: ClientOptions) {}
 
   get baseUrl(): string {
+    if (this.opts.baseUrl === undefined) {
+      // The check needs a service the run was not given: not judged, outside the run (preconditions.ts skipCause).
+      throw new Skipped(`needs ${SERVICE_NAME[this.opts.service]}, outside the run: no --${this.opts.service}-url given`);
+    }
     return this.opts.baseUrl;
   }
 
   async request(spec: RequestSpec): Promise<Exchange> {
     const method = (spec.method ?? 'GET').toUpperCase();
-    const url = this.opts.baseUrl.replace(/\/$/, '') + spec.path + buildQuery(spec.query);
+    const url = this.baseUrl.replace(/\/$/, '') + spec.path + buildQuery(spec.query);
     const headers: Record<string, string> = { ...this.opts.defaultHeaders };
     for (const [k, v] of Object.entries(spec.headers ?? {})) {
       for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];

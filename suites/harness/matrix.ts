@@ -42,9 +42,11 @@ export {
   gatingLine,
   headline,
   judgedThroughLine,
+  outsideRunReason,
   preconditionLines,
   ruleCounts,
   sameAnswerLines,
+  targetUrl,
 } from './matrix/lines.ts';
 export { renderMarkdown } from './matrix/markdown.ts';
 export { groupFailures, replayCommand } from './matrix/root-cause.ts';
@@ -111,8 +113,10 @@ export function buildMatrix(
   const errors = options.errors ?? [];
   const preconditions = preconditionRows(results, run, stopped, errors);
   // A run whose checks all came back without a verdict of pass or fail judged nothing: never a pass (DESIGN.md, exit 0).
-  if (results.length > 0 && checks.pass + checks.fail === 0 && !stopped && errors.length === 0)
-    preconditions.push(nothingJudged(results, run.strict));
+  // The checks of a service outside the run (one URL alone) are not of the run: said apart (gating.notJudged.outsideRun).
+  const ofRun = results.filter((r) => r.notJudged !== 'outside-run');
+  if (ofRun.length > 0 && checks.pass + checks.fail === 0 && !stopped && errors.length === 0)
+    preconditions.push(nothingJudged(ofRun, run.strict));
   // An error of the suite outside any check is its own bug, not the target's: INCOMPLETE, never a pass (a gating failure
   // besides still fails the run).
   const incomplete = stopped === 'deadline' || errors.length > 0 || preconditions.some((p) => p.checks.length > 0);

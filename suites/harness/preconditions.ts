@@ -15,9 +15,10 @@ import type { BrokenPrecondition, TargetEnv } from './types.ts';
 /**
  * Why a check was not judged (skipped, unsupported, setup-failed): outside the profile, a capability the target lacks,
  * a broken precondition of the run, nothing to judge on this target (its state, an optional path it does not have),
- * or a run interrupted before it. Only `precondition` makes a run INCOMPLETE.
+ * a run interrupted before it, or outside the run (a run given one service's URL alone: the other service's checks).
+ * Only `precondition` makes a run INCOMPLETE.
  */
-export type NotJudgedBy = 'profile' | 'capability' | 'precondition' | 'target' | 'interrupted';
+export type NotJudgedBy = 'profile' | 'capability' | 'precondition' | 'target' | 'interrupted' | 'outside-run';
 
 /** The broken precondition that left a check unjudged, as reports show it. */
 export interface Unjudged {
@@ -112,6 +113,8 @@ function fromBroken(p: BrokenPrecondition): Unjudged {
   return { id: p.id, problem: p.problem, fix: p.fix };
 }
 
+const OUTSIDE_RUN = /outside the run: no --(orders|quotes)-url given/;
+
 /** Why a check that stopped with a skip was not judged. */
 export function skipCause(
   env: TargetEnv,
@@ -119,6 +122,8 @@ export function skipCause(
   rejected: readonly string[],
   last: Exchange | undefined,
 ): { by: NotJudgedBy; unjudged?: Unjudged } {
+  // A check that needs the service a run given one URL alone was not given (client.ts): outside the run.
+  if (OUTSIDE_RUN.test(reason)) return { by: 'outside-run' };
   const assumption = rejected.map((label) => label.split(':')[0]!).find(isAssumption);
   if (assumption) {
     const broken = env.preconditions?.find((p) => p.id === assumption);

@@ -109,7 +109,7 @@ const refused = (status: number | undefined) => status === 401 || status === 403
 export async function preflight(env: TargetEnv, scope: PreflightScope): Promise<BrokenPrecondition[]> {
   const broken: BrokenPrecondition[] = [];
   const { quotesApiKey, ordersApiKey } = env.credentials;
-  if (scope.quotes && quotesApiKey) {
+  if (scope.quotes && env.quotesUrl && quotesApiKey) {
     const key = await keyProbe(env, `${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, { 'x-api-key': quotesApiKey });
     if (key && refused(key.status)) {
       broken.push({
@@ -120,7 +120,7 @@ export async function preflight(env: TargetEnv, scope: PreflightScope): Promise<
       });
     }
   }
-  if (!scope.orders || !ordersApiKey) return broken;
+  if (!scope.orders || !env.ordersUrl || !ordersApiKey) return broken;
   const key = await keyProbe(env, `${env.ordersUrl.replace(/\/$/, '')}/partners/me/orders`, { 'X-Service-Key': ordersApiKey });
   if (key && refused(key.status)) {
     broken.push({

@@ -8,8 +8,9 @@ import { registerSecret } from './redact.ts';
 import { CREDENTIAL_ENV, type Capability, type Credentials, type Profile, type TargetEnv } from './types.ts';
 
 export interface TargetConfig {
-  ordersUrl: string;
-  quotesUrl: string;
+  /** one of the two may be absent: a run of the other service's checks alone */
+  ordersUrl?: string;
+  quotesUrl?: string;
   controlUrl?: string;
   gatewayUrl?: string;
   profile: Profile;
@@ -94,8 +95,9 @@ export async function probe(url: string, timeoutMs: number): Promise<void> {
 export async function prepareTarget(config: TargetConfig): Promise<PreparedTarget> {
   configureBounds(config.bounds);
   const probeTimeout = Math.min(config.timeoutMs, 10_000);
-  await probe(`${config.ordersUrl.replace(/\/$/, '')}/health`, probeTimeout);
-  await probe(`${config.quotesUrl.replace(/\/$/, '')}/api/v1/info`, probeTimeout);
+  // Only the services the run was given: no request reaches a service outside the run.
+  if (config.ordersUrl) await probe(`${config.ordersUrl.replace(/\/$/, '')}/health`, probeTimeout);
+  if (config.quotesUrl) await probe(`${config.quotesUrl.replace(/\/$/, '')}/api/v1/info`, probeTimeout);
   let capabilities: Capability[] = [];
   if (config.controlUrl) {
     await probe(`${config.controlUrl.replace(/\/$/, '')}/capabilities`, probeTimeout);
@@ -103,14 +105,15 @@ export async function prepareTarget(config: TargetConfig): Promise<PreparedTarge
   }
   const credentials = { ...config.credentials };
   const control = new ControlAdapter(config.controlUrl, capabilities, config.timeoutMs);
-  if (!credentials.ordersApiKey && control.has('tenants')) {
+  if (config.ordersUrl && !credentials.ordersApiKey && control.has('tenants')) {
     const tenant = await control.createTenant({});
     credentials.ordersApiKey = tenant.apiKey;
     credentials.ordersTenantId = tenant.tenantId;
   }
-  if (!credentials.quotesApiKey && control.has('quote-keys')) credentials.quotesApiKey = await control.createQuoteKey({});
+  if (config.quotesUrl && !credentials.quotesApiKey && control.has('quote-keys'))
+    credentials.quotesApiKey = await control.createQuoteKey({});
   let gatewayUrl = config.gatewayUrl;
-  if (!credentials.quotesJwt && control.has('quote-keys')) {
+  if (config.quotesUrl && !credentials.quotesJwt && control.has('quote-keys')) {
     // Best effort: a target may issue keys but no distributor JWTs; the distributor checks then skip, saying why.
     try {
       const issued = await control.createQuoteJwt({});
@@ -133,7 +136,7 @@ export async function prepareTarget(config: TargetConfig): Promise<PreparedTarge
  * --max-body-bytes, or does not decode (the info checks judge it).
  */
 async function readInfo(env: TargetEnv): Promise<unknown> {
-  if (!env.credentials.quotesApiKey) return undefined;
+  if (!env.quotesUrl || !env.credentials.quotesApiKey) return undefined;
   try {
     const answer = await boundedRequest(
       `${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`,

@@ -20,8 +20,9 @@ export function profileIncludes(profile: Profile, least: Profile): boolean {
 
 /** Everything a check run needs to reach a target; serialisable (it crosses into vitest workers). */
 export interface TargetEnv {
-  ordersUrl: string;
-  quotesUrl: string;
+  /** absent in a run given the quote service's URL alone: the order checks are outside the run (and the reverse) */
+  ordersUrl?: string;
+  quotesUrl?: string;
   controlUrl?: string;
   /** Distributor path (Gateway) base; its paths are /api/v1/... like the key path. */
   gatewayUrl?: string;

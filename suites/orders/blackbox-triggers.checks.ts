@@ -69,13 +69,13 @@ async function untilFired(t: CheckContext, user: Funded, orders: Array<[TriggerT
   const readAll = async () => await Promise.all(orders.map(([type, id]) => readDetail(t, user, type, id, held)));
   const fired = await waitFor(t, readAll, (reads) => reads.every((r) => !RESTING.includes(String(r.order.status))), {
     stepSeconds: 30,
-    untilMs: (await serviceNow(t)) + FILL_GRACE_SECONDS * 1000,
+    untilMs: async () => (await serviceNow(t)) + FILL_GRACE_SECONDS * 1000,
   });
   skipIfUncovered(t, fired, 'a fill of the crossed trigger');
   if (!fired.done) return fired.value;
   const settled = await waitFor(t, readAll, (reads) => reads.every((r) => r.order.status !== 'executing'), {
     stepSeconds: 5,
-    untilMs: (await serviceNow(t)) + SETTLE_SECONDS * 1000,
+    untilMs: async () => (await serviceNow(t)) + SETTLE_SECONDS * 1000,
   });
   return settled.value;
 }
@@ -265,7 +265,7 @@ export const nearExpiryReturnsFunds = defineCheck({
     });
     const returned = await waitFor(t, read, (r) => r.order.withdrawalStatus === 'completed', {
       stepSeconds: 5,
-      untilMs: (await serviceNow(t)) + SETTLE_SECONDS * 1000,
+      untilMs: async () => (await serviceNow(t)) + SETTLE_SECONDS * 1000,
     });
     const order = returned.value.order;
     t.expect('OA-OWD-019', order.withdrawalStatus === 'completed', {

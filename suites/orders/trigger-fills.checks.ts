@@ -5,8 +5,11 @@ import {
   expectExecutedPrice,
   FIRED,
   filledStop,
+  inOrder,
   market,
+  markets,
   move,
+  moveAll,
   OCO,
   place,
   read,
@@ -87,14 +90,20 @@ export const ocoFillUnderItsLeg = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    for (const [pair, type] of [
+    // One oco filled on each leg, each in a market of its own, moved at once.
+    const legs = [
       [500_000n, 'stop_loss'],
       [2_000_000n, 'take_profit_full'],
-    ] as const) {
-      const id = await place(t, m, 'oco', OCO);
-      await move(t, m, pair);
-      const { ex, rows } = await executions(t, m.user.sub, id);
+    ] as const;
+    const ms = await markets(t, legs.length);
+    const ids = await inOrder(ms.map((m) => place(t, m, 'oco', OCO)));
+    await moveAll(
+      t,
+      legs.map(([pair], i) => [ms[i]!, pair] as const),
+    );
+    const listed = await inOrder(ids.map((id) => executions(t, ms[0]!.user.sub, id)));
+    for (const [i, [, type]] of legs.entries()) {
+      const { ex, rows } = listed[i]!;
       if (rows.length === 0) t.skip('the oco did not fire at its leg: OA-TRIG-026 judges firing');
       t.expect(
         'OA-EXEC-014',
@@ -181,11 +190,16 @@ export const trailingStopGuardsItsInitialTrigger = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    // Created at the pair 1, trailing by 50% with its initial stop at 0.4: the pair falls straight to 0.4, no new high first.
-    for (const trailingMode of ['pure', 'stop_and_trail'] as const) {
-      const id = await place(t, m, 'stop_loss', { triggerPrice: '400000', trailingStopBps: 5000, trailingMode });
-      await move(t, m, 400_000n);
-      const { ex, order } = await read(t, m.user.sub, 'stop_loss', id);
+    // Created at the pair 1, trailing by 50% with its initial stop at 0.4: the pair falls straight to 0.4, no new high
+    // first. One order of each mode, both in this market, placed and read at once.
+    const modes = ['pure', 'stop_and_trail'] as const;
+    const ids = await inOrder(
+      modes.map((trailingMode) => place(t, m, 'stop_loss', { triggerPrice: '400000', trailingStopBps: 5000, trailingMode })),
+    );
+    await move(t, m, 400_000n);
+    const seen = await inOrder(ids.map((id) => read(t, m.user.sub, 'stop_loss', id)));
+    for (const [i, trailingMode] of modes.entries()) {
+      const { ex, order } = seen[i]!;
       t.expect('OA-TRIG-044', FIRED.includes(String(order.status)), {
         documented: `a trailing stop_loss (trailingMode ${trailingMode}, a label only) fires when the pair falls to its initial trigger 400000 before any new high`,
         received: {

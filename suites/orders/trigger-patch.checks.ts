@@ -8,6 +8,7 @@ import { expectAccepted, expectError } from './steps/expect.ts';
 import {
   filledStop,
   firesExactly,
+  inOrder,
   market,
   move,
   OCO,
@@ -160,10 +161,19 @@ export const takeProfitPatchMovesTheTrigger = defineCheck({
   async run(t: CheckContext) {
     const m = await market(t);
     // Both orders would stay active at the pair 1250000 with their created take-profit price 2000000.
-    const take = await place(t, m, 'take_profit', { triggerPrice: '2000000' });
-    await patched(t, m.user.sub, 'take_profit', take, { triggerPrice: '1250000' });
-    const oco = await place(t, m, 'oco', OCO);
-    await patched(t, m.user.sub, 'oco', oco, { takeProfitPrice: '1250000' });
+    // Each placed and PATCHed at once.
+    const [take, oco] = await inOrder([
+      (async () => {
+        const id = await place(t, m, 'take_profit', { triggerPrice: '2000000' });
+        await patched(t, m.user.sub, 'take_profit', id, { triggerPrice: '1250000' });
+        return id;
+      })(),
+      (async () => {
+        const id = await place(t, m, 'oco', OCO);
+        await patched(t, m.user.sub, 'oco', id, { takeProfitPrice: '1250000' });
+        return id;
+      })(),
+    ]);
     const before = await read(t, m.user.sub, 'oco', oco);
     t.expect('OA-TRIG-042', before.order.takeProfitPrice === '1250000', {
       documented: 'after PATCH /oco/{id} {config: {takeProfitPrice: "1250000"}} the oco reads back with takeProfitPrice 1250000',
@@ -171,11 +181,13 @@ export const takeProfitPatchMovesTheTrigger = defineCheck({
       exchange: before.ex,
     });
     await move(t, m, 1_250_000n);
-    for (const [type, id] of [
+    const orders = [
       ['take_profit', take],
       ['oco', oco],
-    ] as const) {
-      const { ex, order } = await read(t, m.user.sub, type, id);
+    ] as const;
+    const seen = await inOrder(orders.map(([type, id]) => read(t, m.user.sub, type, id)));
+    for (const [i, [type]] of orders.entries()) {
+      const { ex, order } = seen[i]!;
       firesExactly(t, 'OA-TRIG-042', `a ${type} whose take-profit price was PATCHed from 2000000 to 1250000`, order, ex, 1_250_000n, true);
     }
   },

@@ -3,22 +3,26 @@ import type { Exchange } from '../harness/exchange.ts';
 import { createOrder, INT, intentRequest, intentUser, ISO_8601, valuesOf } from './orders.ts';
 import { type TriggerType, unixSecondsFromNow } from './steps/create.ts';
 import {
+  executions,
   FIRED,
   firesExactly,
+  inOrder,
   type Market,
   market,
+  markets,
   move,
   OCO,
   type Order,
-  path,
+  pathsAtOnce,
   place,
   read,
   runs,
   START,
   STOP,
+  type Step,
   ticksAround,
   walk,
-  executions,
+  walks,
 } from './steps/triggers.ts';
 import { serviceNow } from './users.ts';
 
@@ -157,6 +161,11 @@ export const triggerCreationFacts = defineCheck({
 
 // ---- firing ----
 
+/*
+ * The walks of each firing check run in lockstep, each in a market of its own (steps/triggers.ts walks): first the
+ * fixed walks, then a property over runs(t) random walks at once.
+ */
+
 export const stopLossFiresAtItsTrigger = defineCheck({
   name: 'stop-loss-fires-exactly-when-the-price-falls-to-its-trigger',
   service: 'orders',
@@ -164,22 +173,31 @@ export const stopLossFiresAtItsTrigger = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    const walkStop = async (prices: readonly bigint[]) =>
-      void (await walk(t, m, 'stop_loss', STOP, prices, ({ ex, order }, pair) =>
-        firesExactly(
-          t,
-          'OA-TRIG-024',
-          `a stop_loss at currentTriggerPrice ${String(order.currentTriggerPrice)}`,
-          order,
-          ex,
-          pair,
-          pair <= BigInt(String(order.currentTriggerPrice)),
-        ),
+    const ms = await markets(t, Math.max(2, runs(t)));
+    const step: Step = ({ ex, order }, pair) =>
+      firesExactly(
+        t,
+        'OA-TRIG-024',
+        `a stop_loss at currentTriggerPrice ${String(order.currentTriggerPrice)}`,
+        order,
+        ex,
+        pair,
+        pair <= BigInt(String(order.currentTriggerPrice)),
+      );
+    const walkStops = async (paths: readonly (readonly bigint[])[]) =>
+      void (await walks(
+        t,
+        ms,
+        'stop_loss',
+        STOP,
+        paths,
+        paths.map(() => step),
       ));
-    await walkStop([625_000n, 500_000n]);
-    await walkStop([500_001n, 500_000n]);
-    await t.property('OA-TRIG-024', path(5, ticksAround(500_000n)), walkStop, runs(t));
+    await walkStops([
+      [625_000n, 500_000n],
+      [500_001n, 500_000n],
+    ]);
+    await t.property('OA-TRIG-024', pathsAtOnce(t, 5, ticksAround(500_000n)), walkStops, 1);
   },
 });
 
@@ -190,14 +208,23 @@ export const takeProfitFiresAtItsTrigger = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    const walkTake = async (prices: readonly bigint[]) =>
-      void (await walk(t, m, 'take_profit', { triggerPrice: '2000000' }, prices, ({ ex, order }, pair) =>
-        firesExactly(t, 'OA-TRIG-025', 'a take_profit at triggerPrice 2000000', order, ex, pair, pair >= 2_000_000n),
+    const ms = await markets(t, Math.max(2, runs(t)));
+    const step: Step = ({ ex, order }, pair) =>
+      firesExactly(t, 'OA-TRIG-025', 'a take_profit at triggerPrice 2000000', order, ex, pair, pair >= 2_000_000n);
+    const walkTakes = async (paths: readonly (readonly bigint[])[]) =>
+      void (await walks(
+        t,
+        ms,
+        'take_profit',
+        { triggerPrice: '2000000' },
+        paths,
+        paths.map(() => step),
       ));
-    await walkTake([1_600_000n, 2_000_000n]);
-    await walkTake([1_999_999n, 2_000_000n]);
-    await t.property('OA-TRIG-025', path(5, ticksAround(2_000_000n)), walkTake, runs(t));
+    await walkTakes([
+      [1_600_000n, 2_000_000n],
+      [1_999_999n, 2_000_000n],
+    ]);
+    await t.property('OA-TRIG-025', pathsAtOnce(t, 5, ticksAround(2_000_000n)), walkTakes, 1);
   },
 });
 
@@ -208,23 +235,34 @@ export const ocoFiresOnEitherLeg = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    const walkOco = async (prices: readonly bigint[]) => {
-      const { id, status } = await walk(t, m, 'oco', OCO, prices, ({ ex, order }, pair) =>
-        firesExactly(t, 'OA-TRIG-026', 'an oco with legs 500000 and 2000000', order, ex, pair, pair <= 500_000n || pair >= 2_000_000n),
+    const ms = await markets(t, Math.max(3, runs(t)));
+    const step: Step = ({ ex, order }, pair) =>
+      firesExactly(t, 'OA-TRIG-026', 'an oco with legs 500000 and 2000000', order, ex, pair, pair <= 500_000n || pair >= 2_000_000n);
+    const walkOcos = async (paths: readonly (readonly bigint[])[]) => {
+      const ended = await walks(
+        t,
+        ms,
+        'oco',
+        OCO,
+        paths,
+        paths.map(() => step),
       );
-      if (status !== 'completed') return;
-      const { ex, rows } = await executions(t, m.user.sub, id);
-      t.expect('OA-EXEC-011', rows.length === 1, {
-        documented: 'a completed oco filled exactly one leg: one execution row',
-        received: rows.map((r) => ({ executionType: r.executionType, status: r.status })),
-        exchange: ex,
-      });
+      const completed = ended.filter(({ status }) => status === 'completed');
+      const listed = await inOrder(completed.map(({ id }) => executions(t, ms[0]!.user.sub, id)));
+      for (const { ex, rows } of listed) {
+        t.expect('OA-EXEC-011', rows.length === 1, {
+          documented: 'a completed oco filled exactly one leg: one execution row',
+          received: rows.map((r) => ({ executionType: r.executionType, status: r.status })),
+          exchange: ex,
+        });
+      }
     };
-    await walkOco([1_250_000n, 2_000_000n]);
-    await walkOco([800_000n, 500_000n]);
-    await walkOco([1_999_999n, 500_001n, 500_000n]);
-    await t.property('OA-TRIG-026', path(5, ticksAround(500_000n, 2_000_000n)), walkOco, runs(t));
+    await walkOcos([
+      [1_250_000n, 2_000_000n],
+      [800_000n, 500_000n],
+      [1_999_999n, 500_001n, 500_000n],
+    ]);
+    await t.property('OA-TRIG-026', pathsAtOnce(t, 5, ticksAround(500_000n, 2_000_000n)), walkOcos, 1);
   },
 });
 
@@ -240,11 +278,11 @@ export const trailingStopRatchetsUpOnly = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    const walkTrail = async (prices: readonly bigint[]) => {
-      const id = await place(t, m, 'stop_loss', TRAILING_STOP);
+    const ms = await markets(t, runs(t));
+    /** One walk's step: its first read (at START, before any move) and each read after a move. */
+    const trail = (): Step => {
       let high = START;
-      let last = await read(t, m.user.sub, 'stop_loss', id);
+      let last: { ex: Exchange; order: Order } | undefined;
       const judge = ({ ex, order }: { ex: Exchange; order: Order }, previous?: Order) => {
         t.expect('OA-TRIG-003', order.triggerPrice === TRAILING_STOP.triggerPrice, {
           documented: 'triggerPrice stays at its creation value while the stop trails',
@@ -273,18 +311,21 @@ export const trailingStopRatchetsUpOnly = defineCheck({
           exchange: ex,
         });
       };
-      judge(last);
-      for (const pair of prices) {
-        await move(t, m, pair);
+      return (seen, pair) => {
+        if (!last) {
+          judge(seen);
+          last = seen;
+          return;
+        }
         if (pair > high) high = pair;
-        const seen = await read(t, m.user.sub, 'stop_loss', id);
         if (!FIRED.includes(String(seen.order.status))) judge(seen, last.order);
-        if (seen.order.status !== 'active') return;
         last = seen;
-      }
+      };
     };
-    await walkTrail([1_250_000n, 1_600_000n, 1_250_000n]);
-    await t.property('OA-TRIG-010', path(6), walkTrail, runs(t));
+    const walkTrails = async (paths: readonly (readonly bigint[])[]) =>
+      void (await walks(t, ms, 'stop_loss', TRAILING_STOP, paths, paths.map(trail), true));
+    await walkTrails([[1_250_000n, 1_600_000n, 1_250_000n]]);
+    await t.property('OA-TRIG-010', pathsAtOnce(t, 6), walkTrails, 1);
   },
 });
 
@@ -293,20 +334,26 @@ const TRAILING_TAKE = { triggerPrice: '1250000', trailingStopBps: 3000 };
 const TAKE_TRIGGER = 1_250_000n;
 const derivedTrigger = (high: bigint) => (high * (10_000n - 3000n)) / 10_000n;
 
-/** A trailing take-profit walked along `prices`: `step` sees each read with whether it has armed, and its peak since. */
-async function walkTrailingTake(
+/**
+ * Trailing take-profits walked along `paths` in lockstep (walks): `step` sees each read with whether that walk's order
+ * has armed, and its peak since.
+ */
+async function walkTrailingTakes(
   t: CheckContext,
-  m: Market,
-  prices: readonly bigint[],
+  ms: readonly Market[],
+  paths: readonly (readonly bigint[])[],
   step: (read: { ex: Exchange; order: Order }, pair: bigint, armed: boolean, high: bigint) => void,
 ): Promise<void> {
-  let armed = false;
-  let high = 0n;
-  await walk(t, m, 'take_profit', TRAILING_TAKE, prices, (seen, pair) => {
-    if (pair >= TAKE_TRIGGER) armed = true;
-    if (armed && pair > high) high = pair;
-    step(seen, pair, armed, high);
-  });
+  const arming = (): Step => {
+    let armed = false;
+    let high = 0n;
+    return (seen, pair) => {
+      if (pair >= TAKE_TRIGGER) armed = true;
+      if (armed && pair > high) high = pair;
+      step(seen, pair, armed, high);
+    };
+  };
+  await walks(t, ms, 'take_profit', TRAILING_TAKE, paths, paths.map(arming));
 }
 
 export const takeProfitTrailArms = defineCheck({
@@ -316,9 +363,9 @@ export const takeProfitTrailArms = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    const walkArming = (prices: readonly bigint[]) =>
-      walkTrailingTake(t, m, prices, ({ ex, order }, pair, armed) => {
+    const ms = await markets(t, runs(t));
+    const walkArming = (paths: readonly (readonly bigint[])[]) =>
+      walkTrailingTakes(t, ms, paths, ({ ex, order }, pair, armed) => {
         if (order.status !== 'active') return;
         t.expect('OA-TRIG-037', order.trailingActivated === armed, {
           documented: `a trailing take_profit at triggerPrice 1250000 shows trailingActivated ${armed} ${armed ? 'once the pair price has reached it' : 'while the pair price has stayed below it'}`,
@@ -326,8 +373,8 @@ export const takeProfitTrailArms = defineCheck({
           exchange: ex,
         });
       });
-    await walkArming([800_000n, 1_250_000n, 1_600_000n]);
-    await t.property('OA-TRIG-037', path(), walkArming, runs(t));
+    await walkArming([[800_000n, 1_250_000n, 1_600_000n]]);
+    await t.property('OA-TRIG-037', pathsAtOnce(t), walkArming, 1);
   },
 });
 
@@ -338,9 +385,9 @@ export const takeProfitTrailFires = defineCheck({
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
-    const m = await market(t);
-    const walkTrail = (prices: readonly bigint[]) =>
-      walkTrailingTake(t, m, prices, ({ ex, order }, pair, armed, high) =>
+    const ms = await markets(t, runs(t));
+    const walkTrail = (paths: readonly (readonly bigint[])[]) =>
+      walkTrailingTakes(t, ms, paths, ({ ex, order }, pair, armed, high) =>
         firesExactly(
           t,
           'OA-TRIG-038',
@@ -353,8 +400,8 @@ export const takeProfitTrailFires = defineCheck({
           armed && pair <= derivedTrigger(high),
         ),
       );
-    await walkTrail([1_250_000n, 1_600_000n, 1_250_000n, 1_000_000n]);
-    await t.property('OA-TRIG-038', path(), walkTrail, runs(t));
+    await walkTrail([[1_250_000n, 1_600_000n, 1_250_000n, 1_000_000n]]);
+    await t.property('OA-TRIG-038', pathsAtOnce(t), walkTrail, 1);
   },
 });
 
@@ -384,12 +431,13 @@ export const trailingModeIsALabel = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const pure = await place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'pure' });
-    const both = await place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'stop_and_trail' });
+    const [pure, both] = await inOrder([
+      place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'pure' }),
+      place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'stop_and_trail' }),
+    ]);
     for (const pair of [1_250_000n, 800_000n, 625_000n, 400_000n]) {
       await move(t, m, pair);
-      const a = await read(t, m.user.sub, 'stop_loss', pure);
-      const b = await read(t, m.user.sub, 'stop_loss', both);
+      const [a, b] = await inOrder([read(t, m.user.sub, 'stop_loss', pure), read(t, m.user.sub, 'stop_loss', both)]);
       const fired = (order: Order) => FIRED.includes(String(order.status));
       t.expect('OA-TRIG-018', fired(a.order) === fired(b.order), {
         documented: 'trailingMode is a display label: two trailing stops differing only in it fire at the same price',

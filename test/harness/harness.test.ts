@@ -437,7 +437,7 @@ describe('CLI options', () => {
   });
   test.each([
     [['--profile', 'nope']],
-    [['--orders-url', 'http://a']],
+    [['--orders-url', 'ftp://a']],
     [['--orders-url', 'ftp://a', '--quotes-url', 'http://b']],
     [['--seed', '-1']],
     [['--shard', '3/2']],
@@ -445,6 +445,10 @@ describe('CLI options', () => {
     [['--orders-url', 'http://a', '--quotes-url', 'http://b', '--mutant', 'x']],
   ])('bad usage %j is a UsageError', (args) => {
     expect(() => parse(args)).toThrow(UsageError);
+  });
+  test('one service URL alone is a run of that service (README "One service only")', () => {
+    expect(parse(['--orders-url', 'http://a']).config).toMatchObject({ ordersUrl: 'http://a' });
+    expect(parse(['--quotes-url', 'http://b']).config).toMatchObject({ quotesUrl: 'http://b' });
   });
 });
 

@@ -16,6 +16,7 @@ import {
   sameAnswerLines,
   suiteLine,
   tallies,
+  targetUrl,
 } from './lines.ts';
 import { VERDICT_ORDER, type Matrix, type RuleRow, type RuleVerdict } from './types.ts';
 
@@ -110,15 +111,15 @@ export function renderHtml(m: Matrix): string {
 .roots li{margin:.5em 0}.roots code{word-break:break-all}</style></head><body>
 <h1>Conformance matrix ${badge(m.summary.verdict, headline(m).toLowerCase())}</h1>
 <p class="suite">Suite: ${esc(suiteLine(m))}</p>
-${failures}<table><tr><th>Orders URL</th><td>${esc(t.ordersUrl)}${t.embedded ? ' (embedded reference server)' : ''}</td></tr>
-<tr><th>Quotes URL</th><td>${esc(t.quotesUrl)}</td></tr><tr><th>Control URL</th><td>${esc(t.controlUrl ?? 'none')} — capabilities: ${esc(t.capabilities.join(', ') || 'none')}</td></tr>
+${failures}<table><tr><th>Orders URL</th><td>${esc(targetUrl(t, 'orders'))}${t.embedded ? ' (embedded reference server)' : ''}</td></tr>
+<tr><th>Quotes URL</th><td>${esc(targetUrl(t, 'quotes'))}</td></tr><tr><th>Control URL</th><td>${esc(t.controlUrl ?? 'none')} — capabilities: ${esc(t.capabilities.join(', ') || 'none')}</td></tr>
 ${t.mutant ? `<tr><th>Mutant</th><td>${esc(t.mutant)}</td></tr>` : ''}${t.variant ? `<tr><th>Variant</th><td>${esc(t.variant)}</td></tr>` : ''}
 <tr><th>Profile</th><td>${m.run.profile}${m.run.strict ? ' (strict)' : ''}</td></tr><tr><th>Seed</th><td>${m.run.seed}</td></tr>
 <tr><th>Time</th><td>${m.run.startedAt} — ${m.run.finishedAt}</td></tr>
 <tr><th>Specs</th><td>${Object.entries(m.run.specHashes)
     .map(([f, h]) => `${esc(f)} <code>${h.slice(0, 12)}</code>`)
     .join('<br>')}</td></tr>
-<tr><th>/api/v1/info</th><td><pre>${esc(JSON.stringify(t.info ?? null, null, 1))}</pre></td></tr></table>
+<tr><th>/api/v1/info</th><td>${t.info === undefined ? 'not read: the run got no usable answer from it (the preflight and the info checks say why)' : `<pre>${esc(JSON.stringify(t.info, null, 1))}</pre>`}</td></tr></table>
 <p><b>Checks:</b> ${esc(checkCounts(m))}. <b>Gating failures:</b> ${m.summary.gatingFailures}. <b>Non-gating failures:</b> ${m.summary.nonGatingFailures}.</p>
 <p><b>Gating rules:</b> ${esc(gatingLine(m))}.</p>
 <p><b>Judged through:</b> ${esc(judgedThroughLine(m))}.</p>

@@ -101,8 +101,27 @@ export function gatingLine(m: Matrix): string {
     `${n.other} with nothing to judge on this target` +
     // Only when a cut-short run left checks unrun (Ctrl-C, --max-duration).
     (n.interrupted ? `, ${n.interrupted} not run: interrupted` : '') +
-    (n.deadline ? `, ${n.deadline} not run: the run's deadline` : '')
+    (n.deadline ? `, ${n.deadline} not run: the run's deadline` : '') +
+    // Only in a run given one service's URL alone.
+    (n.outsideRun ? `, ${n.outsideRun} outside the run (${outsideRunOf(m)})` : '')
   );
+}
+
+/** A service's URL as the reports show it, or, in a run given the other's alone, why it has none. */
+export function targetUrl(target: { ordersUrl?: string; quotesUrl?: string }, service: 'orders' | 'quotes'): string {
+  const url = service === 'orders' ? target.ordersUrl : target.quotesUrl;
+  return url ?? `none (${outsideRunReason(service)}: its checks are outside the run)`;
+}
+
+/** Why a service's checks are outside a run given one URL alone. */
+export function outsideRunReason(service: string): string {
+  return `no --${service}-url given`;
+}
+
+/** Why the run left a service's checks out: the URL it was not given (one of the two alone). */
+function outsideRunOf(m: Matrix): string {
+  const t = m.run.target;
+  return [...(t.ordersUrl ? [] : ['orders']), ...(t.quotesUrl ? [] : ['quotes'])].map(outsideRunReason).join(', ');
 }
 
 /** Each broken precondition once, with its fix; the checks it left unjudged are named when there are at most `limit`. */
@@ -188,7 +207,10 @@ export function checkCounts(m: Matrix): string {
     blocked > 0
       ? `${roots} root cause${roots === 1 ? '' : 's'}, ${m.summary.gatingFailures} gating; ${blocked} blocked by them`
       : `${m.summary.gatingFailures} gating`;
-  return `${c.pass} pass, ${c.fail} fail (${fail}), ${c.unsupported} unsupported, ${c.skipped} skipped, ${c['setup-failed']} setup-failed`;
+  // A run given one service's URL alone: the other's checks are among the skipped, said apart.
+  const outside = m.checks.filter((r) => r.notJudged === 'outside-run').length;
+  const skipped = `${c.skipped} skipped${outside > 0 ? ` (${outside} outside the run)` : ''}`;
+  return `${c.pass} pass, ${c.fail} fail (${fail}), ${c.unsupported} unsupported, ${skipped}, ${c['setup-failed']} setup-failed`;
 }
 
 /** A failed check's failure block as the reports show it: its message, then its replay (or the root that blocked it). */

@@ -18,6 +18,7 @@ import {
   sameAnswerLines,
   suiteLine,
   tallies,
+  targetUrl,
 } from './lines.ts';
 import type { Matrix } from './types.ts';
 
@@ -33,8 +34,8 @@ export function renderMarkdown(m: Matrix): string {
     `| | |`,
     `|---|---|`,
     `| Suite | ${suiteLine(m)} |`,
-    `| Orders URL | ${t.ordersUrl}${t.embedded ? ' (embedded reference server)' : ''} |`,
-    `| Quotes URL | ${t.quotesUrl} |`,
+    `| Orders URL | ${targetUrl(t, 'orders')}${t.embedded ? ' (embedded reference server)' : ''} |`,
+    `| Quotes URL | ${targetUrl(t, 'quotes')} |`,
     `| Control URL | ${t.controlUrl ?? 'none'} (capabilities: ${t.capabilities.join(', ') || 'none'}) |`,
     ...(t.mutant ? [`| Mutant | ${t.mutant} |`] : []),
     ...(t.variant ? [`| Variant | ${t.variant} |`] : []),

@@ -18,7 +18,8 @@ export function replayCommand(run: RunInfo, check: string, fcPath?: string): str
   const target = t.embedded
     ? [...(t.mutant ? ['--mutant', t.mutant] : []), ...(t.variant ? ['--variant', t.variant] : [])]
     : [
-        ...['--orders-url', t.ordersUrl, '--quotes-url', t.quotesUrl],
+        ...(t.ordersUrl ? ['--orders-url', t.ordersUrl] : []),
+        ...(t.quotesUrl ? ['--quotes-url', t.quotesUrl] : []),
         ...(t.controlUrl ? ['--control-url', t.controlUrl] : []),
         ...(t.gatewayUrl ? ['--gateway-url', t.gatewayUrl] : []),
       ];

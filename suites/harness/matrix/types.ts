@@ -20,8 +20,9 @@ export interface RunInfo {
   strict: boolean;
   shard?: string;
   target: {
-    ordersUrl: string;
-    quotesUrl: string;
+    /** absent when the run was given the other service's URL alone (its checks outside the run) */
+    ordersUrl?: string;
+    quotesUrl?: string;
     controlUrl?: string;
     gatewayUrl?: string;
     capabilities: Capability[];
@@ -60,6 +61,8 @@ export interface GatingCoverage {
     blocked: number;
     interrupted?: number;
     deadline?: number;
+    /** rules whose checks are of a service the run was given no URL for (one URL alone); absent when there are none */
+    outsideRun?: number;
     other: number;
   };
 }

@@ -137,6 +137,7 @@ export function gatingCoverage(ruleRows: RuleRow[], results: CheckResult[], stri
     judged: 0,
     notJudged: { profile: 0, capability: 0, precondition: 0, blocked: 0, interrupted: 0, deadline: 0, other: 0 },
   };
+  let outsideRun = 0;
   const n = coverage.notJudged;
   // The run's deadline is a precondition of the run (INCOMPLETE), but a check it left unrun is counted apart, as one an
   // interrupt left unrun: both would have run to a verdict had the run gone on.
@@ -153,8 +154,11 @@ export function gatingCoverage(ruleRows: RuleRow[], results: CheckResult[], stri
     else if (citing.some((r) => r.notJudged === 'interrupted')) n.interrupted!++;
     else if (citing.some((r) => r.notJudged === 'capability')) n.capability++;
     else if (citing.some((r) => r.notJudged === 'profile')) n.profile++;
+    else if (citing.some((r) => r.notJudged === 'outside-run')) outsideRun++;
     else n.other++;
   }
+  // Only in a run given one service's URL alone (matrices of runs of both services keep their shape).
+  if (outsideRun > 0) n.outsideRun = outsideRun;
   return coverage;
 }
 

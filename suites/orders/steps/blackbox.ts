@@ -102,17 +102,20 @@ export interface Waited<T> {
 
 /**
  * Reads `probe` until `done` holds or the service's time reaches `untilMs` (a time of the service: its own schedule
- * plus a grace). With the clock capability the clock advances `stepSeconds` between reads; without it real time
+ * plus a grace; a function is asked only when the first read does not hold, after it). With the clock capability the clock advances `stepSeconds` between reads; without it real time
  * passes, reads growing from 0.25 s to 5 s apart, within the budget and at most 240 s of wall time.
  */
 export async function waitFor<T>(
   t: CheckContext,
   probe: () => Promise<T>,
   done: (value: T) => boolean,
-  { stepSeconds, untilMs }: { stepSeconds: number; untilMs: number },
+  { stepSeconds, untilMs }: { stepSeconds: number; untilMs: number | (() => Promise<number>) },
 ): Promise<Waited<T>> {
   let value = await probe();
   if (t.control.has('clock')) {
+    // Nothing to wait for once the first read holds: no clock read, and a deadline given as a function never asked.
+    if (done(value)) return { value, done: true, covered: true, waitedMs: 0 };
+    untilMs = typeof untilMs === 'number' ? untilMs : await untilMs();
     let now = Date.parse(await t.control.clock());
     while (!done(value) && now < untilMs) {
       now = Date.parse(await t.control.advanceClock(stepSeconds));
@@ -120,6 +123,7 @@ export async function waitFor<T>(
     }
     return { value, done: done(value), covered: true, waitedMs: 0 };
   }
+  untilMs = typeof untilMs === 'number' ? untilMs : await untilMs();
   const started = Date.now();
   spent.waitsEndAt ??= started + budgetMs(t);
   const deadline = started + Math.min(WAIT_CAP_MS, waitLeftMs(t));

@@ -13,12 +13,14 @@ import type { RuleId } from '../../../generators/vocabulary.ts';
  * The market every trigger check trades in (area TRIG; triggers.checks.ts, trigger-fills.checks.ts,
  * trigger-patch.checks.ts): placing, moving, reading and walking trigger orders.
  *
- * Each check trades in a market of its own: two fresh test mints funded and priced through the control API, the
- * output at 1 USD and the input at p USD. The pair price ("a pair ratio scaled by priceDecimals", output per input)
+ * Each check trades in markets of its own: fresh test mints funded and priced through the control API, the output at
+ * 1 USD and the input at p USD (one input mint per market, so walks sent at once never move each other's price). The pair price ("a pair ratio scaled by priceDecimals", output per input)
  * is then p exactly: every pair the checks set has six decimals at most, so no rounding is ever judged, and one tick
  * (1 unit of the scaled price) is as easy to set as any other. Nothing another check does moves these prices, and
  * nothing here moves anyone else's. After each price move the clock advances a little (a target that polls its oracle
- * gets the time to see it). A fill in flight (`executing`) counts as fired. "Price reaches the trigger" (States and
+ * gets the time to see it); walks in lockstep share that advance, each order still seeing its price set, then the clock
+ * moved, then one read. Fewer round trips, same judgement: a step of n walks costs one price round (n prices at once),
+ * one clock call and one read round, where n walks one after another cost n of each. A fill in flight (`executing`) counts as fired. "Price reaches the trigger" (States and
  * transitions): a stop fires at its trigger or below, a take-profit at its trigger or above; the firing properties walk
  * the exact trigger and one tick on either side of it.
  */
@@ -37,6 +39,12 @@ export const FIRED = ['executing', 'completed'];
 /** Random walks over PAIRS and the given extra pair prices. */
 export const path = (maxLength = 5, extra: readonly bigint[] = []) =>
   fc.array(fc.constantFrom(...PAIRS, ...extra), { minLength: 1, maxLength });
+/**
+ * runs(t) random walks (path) at once, for a property that walks them in lockstep (walks): one property run judges
+ * what runs(t) runs of one walk would, and a counterexample shrinks to the failing walk.
+ */
+export const pathsAtOnce = (t: CheckContext, maxLength = 5, extra: readonly bigint[] = []) =>
+  fc.array(path(maxLength, extra), { minLength: runs(t), maxLength: runs(t) });
 /** Each trigger and one tick on either side of it. */
 export const ticksAround = (...triggers: bigint[]) => triggers.flatMap((trigger) => [trigger - 1n, trigger, trigger + 1n]);
 /** The input's USD price that makes the pair `pair` (the output at 1 USD): the scaled pair as a decimal. */
@@ -47,39 +55,67 @@ export interface Market {
   user: Funded;
   input: string;
   output: string;
+  /** The pair price this market was last set to (setPair). */
+  pair: bigint;
 }
 
 /** A funded user and a market of two fresh mints, both at 1 USD (the pair at START). */
 export async function market(t: CheckContext): Promise<Market> {
-  const input = Keypair.generate().publicKey.toBase58();
+  return (await markets(t, 1))[0]!;
+}
+
+/**
+ * `n` markets of one funded user, with one output mint and an input mint each, all at 1 USD (the pair at START): walks
+ * sent in lockstep (walks) trade one in each, so that no walk moves another's price.
+ */
+export async function markets(t: CheckContext, n: number): Promise<Market[]> {
+  const inputs = Array.from({ length: n }, () => Keypair.generate().publicKey.toBase58());
   const output = Keypair.generate().publicKey.toBase58();
-  // Independent chains sent at once: each mint is funded (made) before it is priced.
-  const [user] = await Promise.all([
-    intentUser(t, false),
-    (async () => {
-      await t.control.fund(Keypair.generate().publicKey.toBase58(), output, '1');
-      await t.control.setPrice(output, '1');
-    })(),
-  ]);
+  // Independent chains sent at once: each mint is made (funded to a wallet of its own) before it is priced, while the
+  // user signs in; the user is funded once it has a wallet.
+  const made = (mint: string, usdPrice: string) => async () => {
+    await t.control.fund(Keypair.generate().publicKey.toBase58(), mint, '1');
+    await t.control.setPrice(mint, usdPrice);
+  };
+  const [user] = await Promise.all([intentUser(t, false), made(output, '1')(), ...inputs.map((input) => made(input, inputUsd(START))())]);
   await Promise.all([
     t.control.fund(user.userPubkey, 'native', '1000000000'),
-    (async () => {
-      await t.control.fund(user.userPubkey, input, '1000000000');
-      await t.control.setPrice(input, inputUsd(START));
-    })(),
+    ...inputs.map((input) => t.control.fund(user.userPubkey, input, '1000000000')),
   ]);
-  return { user, input, output };
+  return inputs.map((input) => ({ user, input, output, pair: START }));
+}
+
+/**
+ * Requests sent at once, each settled before this returns: their values in order, or the first failure in order (a
+ * skip or failure of one never leaves another still running behind the check's end).
+ */
+export async function inOrder<T extends readonly unknown[] | []>(sends: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = (await Promise.allSettled(sends)) as PromiseSettledResult<unknown>[];
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+/** The pair of `m` at `pair` (the input's USD price). */
+async function setPair(t: CheckContext, m: Market, pair: bigint): Promise<void> {
+  await t.control.setPrice(m.input, inputUsd(pair));
+  m.pair = pair;
+}
+
+/** Each market at its pair price, set at once; the clock then moves on a little, once for all. */
+export async function moveAll(t: CheckContext, moves: ReadonlyArray<readonly [Market, bigint]>): Promise<void> {
+  await inOrder(moves.map(([m, pair]) => setPair(t, m, pair)));
+  await t.control.advanceClock(STEP_SECONDS);
 }
 
 /** The pair at `pair` (the input's USD price); the clock then moves on a little. */
 export async function move(t: CheckContext, m: Market, pair: bigint): Promise<void> {
-  await t.control.setPrice(m.input, inputUsd(pair));
-  await t.control.advanceClock(STEP_SECONDS);
+  await moveAll(t, [[m, pair]]);
 }
 
 /** A confirmed order of `type` selling AMOUNT at priceDecimals 6, created at the pair price 1. */
 export async function place(t: CheckContext, m: Market, type: TriggerType, values: Record<string, unknown>): Promise<string> {
-  await t.control.setPrice(m.input, inputUsd(START));
+  if (m.pair !== START) await setPair(t, m, START);
   const request = intentRequest(type, {
     inputMint: m.input,
     outputMint: m.output,
@@ -103,28 +139,56 @@ export async function executions(t: CheckContext, sub: string, id: string): Prom
   return { ex, rows };
 }
 
+/** What a walk does with each read of its order, at the pair price it was read at. */
+export type Step = (read: { ex: Exchange; order: Order }, pair: bigint) => void;
+
 /**
- * An order of `type` with `values`, walked along `prices`: `step` sees each read, until the order leaves active.
- * The order's id and its last status.
+ * Walks in lockstep, the i-th in the i-th of `ms`: an order of `type` with `values` in each, walked along `paths[i]`
+ * until it leaves active. Each step sets the price of every walk still going at once, advances the clock once for all
+ * of them, then reads their orders at once; `steps[i]` sees the i-th walk's reads in path order (with `readFirst`, also
+ * a read at START before the first move). Each walk's order sees what a walk alone would: its price set, then the
+ * clock moved on, then one read. The id and last status of each walk's order.
  */
+export async function walks(
+  t: CheckContext,
+  ms: readonly Market[],
+  type: TriggerType,
+  values: Record<string, unknown>,
+  paths: readonly (readonly bigint[])[],
+  steps: readonly Step[],
+  readFirst = false,
+): Promise<Array<{ id: string; status: unknown }>> {
+  if (paths.length > ms.length || steps.length !== paths.length) throw new Error('walks: one market and one step per path');
+  const ids = await inOrder(paths.map((_, i) => place(t, ms[i]!, type, values)));
+  const status: unknown[] = ids.map(() => 'active');
+  const readAll = (live: number[]) => inOrder(live.map((i) => read(t, ms[i]!.user.sub, type, ids[i]!)));
+  if (readFirst) (await readAll(paths.map((_, i) => i))).forEach((seen, i) => steps[i]!(seen, START));
+  for (let k = 0; ; k++) {
+    const live = paths.flatMap((p, i) => (status[i] === 'active' && k < p.length ? [i] : []));
+    if (live.length === 0) break;
+    await moveAll(
+      t,
+      live.map((i) => [ms[i]!, paths[i]![k]!] as const),
+    );
+    (await readAll(live)).forEach((seen, j) => {
+      const i = live[j]!;
+      steps[i]!(seen, paths[i]![k]!);
+      status[i] = seen.order.status;
+    });
+  }
+  return ids.map((id, i) => ({ id, status: status[i] }));
+}
+
+/** One walk alone (walks). */
 export async function walk(
   t: CheckContext,
   m: Market,
   type: TriggerType,
   values: Record<string, unknown>,
   prices: readonly bigint[],
-  step: (read: { ex: Exchange; order: Order }, pair: bigint) => void,
+  step: Step,
 ): Promise<{ id: string; status: unknown }> {
-  const id = await place(t, m, type, values);
-  let status: unknown = 'active';
-  for (const pair of prices) {
-    await move(t, m, pair);
-    const seen = await read(t, m.user.sub, type, id);
-    step(seen, pair);
-    status = seen.order.status;
-    if (status !== 'active') break;
-  }
-  return { id, status };
+  return (await walks(t, [m], type, values, [prices], [step]))[0]!;
 }
 
 /** Fired (completed, or its fill in flight) exactly when `reached`; active otherwise. */
