@@ -208,6 +208,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const gatewayUrl = parseUrl('--gateway-url', str('gateway-url', 'CONFORMANCE_GATEWAY_URL'));
   // One URL alone runs that service's checks only; the other's are reported not judged, outside the run (servicesGiven).
   const embedded = !ordersUrl && !quotesUrl;
+  if (gatewayUrl && ordersUrl && !quotesUrl)
+    throw new UsageError(
+      "--gateway-url is the quote service's distributor path: give --quotes-url too (an orders-only run sends no quote request)",
+    );
   if (!embedded && (mutant || variant)) throw new UsageError('--mutant and --variant apply to the embedded reference server only');
   const profile = str('profile', 'CONFORMANCE_PROFILE') ?? (embedded ? 'full' : 'readonly');
   if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}: ${profile}`);

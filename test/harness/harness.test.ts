@@ -438,6 +438,7 @@ describe('CLI options', () => {
   test.each([
     [['--profile', 'nope']],
     [['--orders-url', 'ftp://a']],
+    [['--orders-url', 'http://a', '--gateway-url', 'http://g']],
     [['--orders-url', 'ftp://a', '--quotes-url', 'http://b']],
     [['--seed', '-1']],
     [['--shard', '3/2']],
