@@ -30,8 +30,10 @@ export default class CheckRunner extends TestRunner {
     if (scheduler && test.meta.turn && test.mode === 'run' && !this.#cancelled.signal.aborted) {
       try {
         this.#ends.set(test.id, await scheduler.turn(test.meta.turn, this.#cancelled.signal));
-      } catch {
-        // Cancelled while it waited: vitest's runner skips it (below).
+      } catch (e) {
+        // Cancelled while it waited: vitest's runner skips it (below). Anything else is the scheduler's bug: the check
+        // must not start without its turn.
+        if (!this.#cancelled.signal.aborted) throw e;
       }
     }
     await super.onBeforeRunTask(test);
