@@ -7,6 +7,7 @@
  * deadline, the suite's own error outside any check), each said once with its fix; 130 interrupted. 1 wins over 4.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,7 +91,7 @@ own error, fix printed; the deadline), 130 interrupted.`;
 
 export class UsageError extends Error {}
 
-/** SIGINTs this close to the first are one Ctrl-C relayed by npm and tsx (see `interrupt` in `execute`). */
+/** SIGINTs this close to the first are one Ctrl-C relayed by npm or tsx (see `interrupt` in `execute`). */
 const SAME_CTRL_C_MS = 1500;
 
 /** The default of --max-duration: a whole run within a usual CI job. */
@@ -433,6 +434,29 @@ async function mergeReports(from: string, reportDir: string): Promise<number> {
   return exitCode(matrix);
 }
 
+/**
+ * vitest's API and the CLI's reporters, as instances from the modules this process loads anyway (the suite among them):
+ * given as paths, vitest would transform and load the whole suite a second time in this process. A run that ends before
+ * vitest starts leaves the promise unawaited: its failure is then nobody's.
+ */
+function loadVitest() {
+  const loading = Promise.all([
+    import('vitest/node'),
+    import('./reporters/progress.ts'),
+    import('./reporters/unfinished.ts'),
+    import('./reporters/matrix-reporter.ts'),
+    import('./reporters/allure.ts'),
+  ]).then(([{ startVitest }, progress, unfinished, matrix, allure]) => ({
+    startVitest,
+    ProgressReporter: progress.default,
+    UnfinishedChecksReporter: unfinished.default,
+    MatrixReporter: matrix.default,
+    AllureReporter: allure.default,
+  }));
+  loading.catch(() => {});
+  return loading;
+}
+
 /** An unknown --mutant or --variant, said in one line with the closest names; undefined when both are known. */
 async function unknownEmbeddedName(options: CliOptions): Promise<string | undefined> {
   const { mutants, variants } = await import('../fixtures/mutants/index.ts');
@@ -484,6 +508,9 @@ export async function execute(options: CliOptions): Promise<number> {
   }
 
   const cfg = options.config;
+  // vitest and the CLI's reporters load while the checks are selected and the target prepared: through tsx's loader
+  // their modules take about a second, most of it waiting (issue 17). Awaited before vitest starts.
+  const vitestLoading = loadVitest();
   const { checkGroups } = await import('../suites/index.ts');
   // A given target of one service (one URL alone): the other service's checks are outside the run, reported not judged.
   const services = servicesGiven(cfg);
@@ -639,11 +666,12 @@ export async function execute(options: CliOptions): Promise<number> {
       );
     }
 
-    // Clear only what a run writes, so a report dir can hold other files (reports/README.md).
-    for (const name of readdirSync(options.reportDir, { withFileTypes: true }).map((d) => d.name)) {
-      if (/^(matrix\.(json|md|html)|junit\.xml|cleanup\.json|allure-results)$/.test(name))
-        rmSync(join(options.reportDir, name), { recursive: true, force: true });
-    }
+    // Clear only what a run writes, so a report dir can hold other files (reports/README.md); while vitest loads.
+    const clearing = Promise.all(
+      readdirSync(options.reportDir)
+        .filter((name) => /^(matrix\.(json|md|html)|junit\.xml|cleanup\.json|allure-results)$/.test(name))
+        .map((name) => rm(join(options.reportDir, name), { recursive: true, force: true })),
+    );
     const { specHashes } = await import('../generators/index.ts');
     const run: Omit<RunInfo, 'finishedAt'> = {
       startedAt: new Date().toISOString(),
@@ -670,20 +698,14 @@ export async function execute(options: CliOptions): Promise<number> {
     // The orders file cleans up what a full run created and writes what it could not (suites/orders/cleanup.ts).
     const cleanupFile = join(options.reportDir, 'cleanup.json');
     process.env.CONFORMANCE_CLEANUP_FILE = cleanupFile;
-    const { startVitest } = await import('vitest/node');
-    // The CLI's reporters as instances, from the modules this process has loaded already (the suite among them): given
-    // as paths, vitest would transform and load the whole suite a second time in this process.
-    const [{ default: ProgressReporter }, { default: UnfinishedChecksReporter }, { default: MatrixReporter }, { default: AllureReporter }] =
-      await Promise.all([
-        import('./reporters/progress.ts'),
-        import('./reporters/unfinished.ts'),
-        import('./reporters/matrix-reporter.ts'),
-        import('./reporters/allure.ts'),
-      ]);
+    const [{ startVitest, ProgressReporter, UnfinishedChecksReporter, MatrixReporter, AllureReporter }] = await Promise.all([
+      vitestLoading,
+      clearing,
+    ]);
     // Ctrl-C: the run is cancelled (the check under way finishes, the rest are skipped) and the cleanup of what it
     // created still runs; a second Ctrl-C quits at once. One keypress may arrive more than once: the terminal signals the
-    // whole process group, and npm and tsx (`npm start`, `npm run conformance`) each relay it to their child too, so a
-    // SIGINT within SAME_CTRL_C_MS of the first is the same Ctrl-C.
+    // whole process group, and npm (`npm start`, `npm run conformance`) and tsx (`npx tsx bin/conformance.ts`) relay it
+    // to their child too, so a SIGINT within SAME_CTRL_C_MS of the first is the same Ctrl-C.
     let running: { cancelCurrentRun(reason: 'keyboard-input'): Promise<void> } | undefined;
     let interrupted = false;
     const interrupt = () => {

@@ -42,6 +42,12 @@ export interface RequestSpec {
    * requests either way (Pacer.holdFor).
    */
   retry?: boolean;
+  /**
+   * The lasting answer a check that made an outage itself waits for (the chain or the database down through the control
+   * API): an answer it accepts is returned at once, never retried (retrying would bring it back, after waits of 250 and
+   * 500 ms); any other answer is retried as `retry` says.
+   */
+  settled?: (exchange: Exchange) => boolean;
   timeoutMs?: number;
 }
 
@@ -400,9 +406,11 @@ export class ServiceClient {
       const wait =
         status === 429
           ? await this.rateLimited(exchange, spec.retry !== false, attempt, this.sendsOwnCredential(headers))
-          : spec.retry === false
-            ? transientRetryDelay(this.opts.service, method, status, attempt)
-            : retryDelay(this.opts.service, method, headers, status, attempt);
+          : spec.settled?.(exchange)
+            ? undefined
+            : spec.retry === false
+              ? transientRetryDelay(this.opts.service, method, status, attempt)
+              : retryDelay(this.opts.service, method, headers, status, attempt);
       this.opts.record(exchange);
       if (wait !== undefined) {
         await sleep(wait);

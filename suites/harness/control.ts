@@ -2,6 +2,7 @@ import type { Exchange } from './exchange.ts';
 import { ServiceClient } from './client.ts';
 import { SetupFailed, Unsupported } from './failure.ts';
 import { registerSecret } from './redact.ts';
+import { estimatedServiceTime, forgetServiceTime, learnServiceTime } from './service-time.ts';
 import { CAPABILITIES, type Capability } from './types.ts';
 
 export interface QuoteKeyPlan {
@@ -25,6 +26,30 @@ export interface Faults {
   /** Quote providers by id: a provider that is down quotes nothing (its metadata.errors reason on a no-route 404). */
   quoteProviders?: Record<string, 'up' | 'down'>;
 }
+
+/** The value of each fault that is no fault: what a target starts with, and what a check restores. */
+const HEALTHY_FAULTS: Readonly<Record<string, string>> = { database: 'healthy', rpc: 'up', oracle: 'up', swaps: 'ok', provisioning: 'ok' };
+
+/** The fields a `setFaults` sets, one entry a quote provider (`quoteProviders.<id>`). */
+function faultFields(faults: Faults): Array<[string, string]> {
+  const { quoteProviders = {}, ...rest } = faults;
+  const fields: Array<[string, unknown]> = [
+    ...Object.entries(rest),
+    ...Object.entries(quoteProviders).map(([id, v]): [string, unknown] => [`quoteProviders.${id}`, v]),
+  ];
+  return fields.filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+}
+
+const healthy = ([field, value]: [string, string]) => value === (field.startsWith('quoteProviders.') ? 'up' : HEALTHY_FAULTS[field]);
+
+/**
+ * The faults this process last set successfully, per control URL, field by field: a restore to what they already are
+ * (a check restores explicitly, then again in a `defer`) is not sent. Only checks that run alone set faults
+ * (schedule.ts); a failed call forgets everything of its target (it may have applied). Only restores are ever left
+ * out: a call that sets a fault always goes out (its exchange is what tells a check's own outage, outage.ts), and a
+ * target that restarts, or is reset, starts healthy.
+ */
+const knownFaults = new Map<string, Map<string, string>>();
 
 /**
  * The placeholders of the secrets the control API mints during a run (a reproduction shows `$PROVISIONED_ORDERS_KEY`).
@@ -59,7 +84,7 @@ export class ControlAdapter {
   private readonly client?: ServiceClient;
 
   constructor(
-    controlUrl: string | undefined,
+    private readonly controlUrl: string | undefined,
     readonly capabilities: readonly Capability[],
     timeoutMs: number,
     record: (e: Exchange) => void = () => {},
@@ -172,9 +197,21 @@ export class ControlAdapter {
     return (ex.response.body as { apiKey: string }).apiKey;
   }
 
+  /** Set faults; nothing is sent when every field is a restore to what this process last set it to (`knownFaults`). */
   async setFaults(faults: Faults): Promise<void> {
     this.require('faults');
-    await this.call('POST', '/faults', faults);
+    const fields = faultFields(faults);
+    const known = knownFaults.get(this.controlUrl ?? '') ?? new Map<string, string>();
+    if (fields.length > 0 && fields.every((field) => healthy(field) && known.get(field[0]) === field[1])) return;
+    for (const [field] of fields) known.delete(field);
+    try {
+      await this.call('POST', '/faults', faults);
+    } catch (e) {
+      knownFaults.delete(this.controlUrl ?? '');
+      throw e;
+    }
+    for (const [field, value] of fields) known.set(field, value);
+    knownFaults.set(this.controlUrl ?? '', known);
   }
 
   /**
@@ -216,13 +253,34 @@ export class ControlAdapter {
   /** The target's virtual time (ISO-8601). */
   async clock(): Promise<string> {
     this.require('clock');
-    return ((await this.call('GET', '/clock')) as { now: string }).now;
+    return await this.clockCall('GET');
   }
 
   /** Advance the target's virtual clock by whole seconds; the virtual time after. */
   async advanceClock(seconds: number): Promise<string> {
     this.require('clock');
-    return ((await this.call('POST', '/clock', { advanceSeconds: seconds })) as { now: string }).now;
+    return await this.clockCall('POST', { advanceSeconds: seconds });
+  }
+
+  /**
+   * The virtual time by the last clock answer of this process, if it is recent (service-time.ts); undefined when the
+   * target has no virtual clock or nothing recent was learned.
+   */
+  knownClockMs(): number | undefined {
+    return this.has('clock') && this.controlUrl ? estimatedServiceTime(this.controlUrl) : undefined;
+  }
+
+  /** A clock call: its answer is learned; a failure forgets what was (an advance may have happened). */
+  private async clockCall(method: 'GET' | 'POST', json?: unknown): Promise<string> {
+    const source = this.controlUrl ?? '';
+    try {
+      const { now } = (await this.call(method, '/clock', json)) as { now: string };
+      learnServiceTime(source, Date.parse(now));
+      return now;
+    } catch (e) {
+      forgetServiceTime(source);
+      throw e;
+    }
   }
 
   /** The USD reference price of a mint (decimal string), or null for "unavailable"; the oracle and the quote engine read it. */

@@ -67,8 +67,9 @@ export interface CheckResult {
   /** a property's counterexample as --fc-path takes it (fc-path.ts): the replay goes straight to it */
   fcPath?: string;
   /**
-   * How a pass or fail was judged: `control` when the check called the target's control API (clock, prices, funding,
-   * ...), `black-box` when it judged through the services' own operations alone, as on a partner's staging.
+   * How a pass or fail was judged: `control` when the check called the target's control API (advanced the clock, set
+   * prices, funded, ...; a read of the clock alone does not count), `black-box` when it judged through the services'
+   * own operations alone, as on a partner's staging.
    */
   judgedThrough?: JudgedThrough;
 }
@@ -193,8 +194,11 @@ async function decide(check: Check, env: TargetEnv): Promise<CheckResult> {
     reproductions: summarize(t.exchanges),
   });
   const control = env.controlUrl?.replace(/\/$/, '');
+  // A read of the virtual clock alone is no dependence: the services' own `Date` stands in for it on a target without
+  // one, and whether a check reads it or uses what the process learned (service-time.ts) depends on the checks before.
+  const clockRead = (e: Exchange) => e.request.method === 'GET' && e.request.url === `${control}/clock`;
   const judgedThrough: JudgedThrough =
-    control && t.exchanges.some((e) => e.request.url.startsWith(`${control}/`)) ? 'control' : 'black-box';
+    control && t.exchanges.some((e) => e.request.url.startsWith(`${control}/`) && !clockRead(e)) ? 'control' : 'black-box';
   if (outcome === undefined) return { ...base, ...measured, verdict: 'pass', gating: false, judgedThrough };
   if (outcome instanceof ConformanceFailure) {
     const rule = catalogue.rules.get(outcome.rule);

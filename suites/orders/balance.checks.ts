@@ -1,5 +1,5 @@
 import { Keypair } from '@solana/web3.js';
-import { dataOf } from '../harness/answers.ts';
+import { dataOf, errorCode } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { Unsupported } from '../harness/failure.ts';
 import { deepEqual } from '../shared/values.ts';
@@ -419,7 +419,11 @@ export const balanceRpcError = defineCheck({
     const user = await balanceUser(t);
     t.defer(() => t.control.setFaults({ rpc: 'up' }));
     await t.control.setFaults({ rpc: 'down' });
-    const ex = await asUser(t, user.sub, { path: '/me/balance', retry: false });
+    const ex = await asUser(t, user.sub, {
+      path: '/me/balance',
+      retry: false,
+      settled: (answer) => answer.response.status === 500 && errorCode(answer) === 'RPC_ERROR',
+    });
     expectError(t, 'OA-BAL-023', ex, { status: 500, codes: ['RPC_ERROR'], documented: '500 RPC_ERROR while the chain cannot be reached' });
     expectErrorEnvelope(t, ex);
   },

@@ -1,11 +1,16 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Faults } from '../harness/control.ts';
+import type { Exchange } from '../harness/exchange.ts';
 import { isObject } from '../shared/values.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 
-/** GET /health without any credential; 503 is one of its documented answers, so no retry. */
-async function getHealth(t: CheckContext) {
-  return await t.orders.request({ path: '/health', headers: { 'X-Service-Key': undefined }, retry: false });
+/**
+ * GET /health without any credential; 503 is one of its documented answers, so no retry but the client's own on a 5xx
+ * to a GET (a passing outage); `settled`: the lasting answer a check that set the database's state waits for, returned
+ * at once.
+ */
+async function getHealth(t: CheckContext, settled?: (ex: Exchange) => boolean) {
+  return await t.orders.request({ path: '/health', headers: { 'X-Service-Key': undefined }, retry: false, settled });
 }
 
 export const healthNeedsNoCredentials = defineCheck({
@@ -55,9 +60,10 @@ function healthUnder(
     async run(t: CheckContext) {
       t.defer(() => t.control.setFaults({ database: 'healthy' }));
       await t.control.setFaults({ database });
-      const ex = await getHealth(t);
+      const holds = (ex: Exchange) => ex.response.status === expected.status && isObject(ex.response.body) && expected.ok(ex.response.body);
+      const ex = await getHealth(t, holds);
       const body = ex.response.body;
-      t.expect(rule, ex.response.status === expected.status && isObject(body) && expected.ok(body), {
+      t.expect(rule, holds(ex), {
         documented: `with the database ${database}: ${expected.status} ${expected.body}`,
         received: { status: ex.response.status, body },
         exchange: ex,

@@ -178,14 +178,40 @@ export interface Funded extends OnboardedUser {
 }
 
 /**
- * An onboarded user whose external wallet holds deposits (100 USDC and 1 native) when `fund` is set. Without the
+ * An onboarded user whose external wallet holds deposits (`usdcAmount` of USDC, 100 by default, and 1 native) when `fund` is set. Without the
  * funding capability the user is the partner's wallet `which` (users.ts testWallet): `second` for another user of the tenant.
  */
-export async function intentUser(t: CheckContext, fund: boolean, which: PartnerWallet = 'own'): Promise<Funded> {
+export async function intentUser(t: CheckContext, fund: boolean, which: PartnerWallet = 'own', usdcAmount?: string): Promise<Funded> {
   const wallet = testWallet(t, which);
+  if (fund && t.control.has('funding')) {
+    // Funding a wallet through the control API needs no user: the onboarding and the funding go out at once.
+    const [user] = await atOnce(
+      t,
+      () => onboardedUser(t, wallet),
+      () => fundUser(t, wallet.keypair.publicKey.toBase58(), usdcAmount),
+    );
+    return { ...user, keypair: wallet.keypair };
+  }
   const user = await onboardedUser(t, wallet);
-  if (fund) await fundUser(t, user.userPubkey);
+  if (fund) await fundUser(t, user.userPubkey, usdcAmount);
   return { ...user, keypair: wallet.keypair };
+}
+
+/**
+ * Independent steps of a check's setup, at once; one after the other under `--max-concurrency 1` (one request in flight
+ * at a time, control requests included). Every step ends before the first failure, in the given order, is thrown.
+ */
+export async function atOnce<T extends unknown[]>(t: CheckContext, ...steps: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const out: unknown[] = [];
+  if (t.env.maxConcurrency === 1) {
+    for (const step of steps) out.push(await step());
+    return out as T;
+  }
+  for (const outcome of await Promise.allSettled(steps.map((step) => step()))) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    out.push(outcome.value);
+  }
+  return out as T;
 }
 
 /**
@@ -194,14 +220,20 @@ export async function intentUser(t: CheckContext, fund: boolean, which: PartnerW
  * of JUP, a mint the suite never deposits nor buys (a partner's wallet that holds some lands it: see unpaidLanded).
  */
 export async function unpaidDeposit(t: CheckContext, request: IntentRequest): Promise<{ user: Funded; request: IntentRequest }> {
-  const user = await intentUser(t, false);
   if (!t.control.has('funding')) {
+    const user = await intentUser(t, false);
     t.note(`no funding capability: the partner's wallet pays the fees of a DCA deposit of ${JUP_MINT}, which it is assumed not to hold`);
     // 1000 JUP a cycle, well above the minimum notional (an intent refused for its amount makes the check skip).
     return { user, request: dcaRequest({ inputMint: JUP_MINT, totalAmount: '3000000000', amountPerCycle: '1000000000' }) };
   }
-  await t.control.fund(user.userPubkey, 'native', '1000000000');
-  return { user, request };
+  const wallet = testWallet(t);
+  const pubkey = wallet.keypair.publicKey.toBase58();
+  const [user] = await atOnce(
+    t,
+    () => onboardedUser(t, wallet),
+    () => t.control.fund(pubkey, 'native', '1000000000'),
+  );
+  return { user: { ...user, keypair: wallet.keypair }, request };
 }
 
 /**
@@ -220,17 +252,22 @@ export async function skipIfUnpaidLanded(t: CheckContext, user: Funded): Promise
 }
 
 /**
- * 1 native (fees) and 100 USDC into `wallet` through the control API; skipped when the target cannot fund USDC. Without
- * `funding`, the run's funded wallet pays (users.ts partnerWalletFunds): only for checks that need enough, not exact, funds.
+ * 1 native (fees) and 100 USDC into `wallet` through the control API, both at once (one after the other under
+ * `--max-concurrency 1`); skipped when the target cannot fund USDC, a broken precondition when it cannot fund the native
+ * asset. Without `funding`, the run's funded wallet pays (users.ts partnerWalletFunds): only for checks that need
+ * enough, not exact, funds.
  */
 export async function fundUser(t: CheckContext, wallet: string, usdcAmount = '100000000'): Promise<void> {
   if (partnerWalletFunds(t, wallet, `${usdcAmount} of ${usdc()} and fees`)) return;
-  await t.control.fund(wallet, 'native', '1000000000');
-  try {
-    await t.control.fund(wallet, usdc(), usdcAmount);
-  } catch (e) {
-    t.skip(`the target cannot fund ${usdc()} (set CONFORMANCE_USDC_MINT to this deployment's USDC): ${(e as Error).message.slice(0, 200)}`);
-  }
+  const [, funded] = await atOnce(
+    t,
+    () => t.control.fund(wallet, 'native', '1000000000'),
+    async () => (await Promise.allSettled([t.control.fund(wallet, usdc(), usdcAmount)]))[0]!,
+  );
+  if (funded.status === 'rejected')
+    t.skip(
+      `the target cannot fund ${usdc()} (set CONFORMANCE_USDC_MINT to this deployment's USDC): ${(funded.reason as Error).message.slice(0, 200)}`,
+    );
 }
 
 /**

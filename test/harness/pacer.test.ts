@@ -22,6 +22,7 @@ import {
 } from '../../suites/harness/pacer.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
+import type { Exchange } from '../../suites/harness/exchange.ts';
 import { OFFLINE_ENV } from './offline-target.ts';
 
 /** Fake time: `sleep` waits until `advance` moves the clock past its deadline. */
@@ -510,6 +511,17 @@ describe('ServiceClient obeys the budget against a real server', () => {
     const quotes = client();
     hits.delete('/blip');
     expect((await quotes.c.request({ path: '/blip', retry: false, validate: false })).response.status).toBe(503);
+  });
+
+  test('orders: the lasting answer a check waits for (`settled`) comes back at once; any other 5xx is still retried', async () => {
+    const down = client({ service: 'orders' });
+    const at500 = (ex: Exchange) => ex.response.status === 500;
+    const lasting = await down.c.request({ path: '/down', retry: false, validate: false, settled: at500 });
+    expect([lasting.response.status, lasting.attempts, down.waits]).toEqual([500, 1, []]);
+    hits.delete('/blip');
+    const blip = client({ service: 'orders' });
+    const ex = await blip.c.request({ path: '/blip', retry: false, validate: false, settled: at500 });
+    expect([ex.response.status, ex.attempts, blip.recorded]).toEqual([200, 2, [503, 200]]);
   });
 
   test("a check's clients share the cap of its TargetEnv (maxConcurrency)", async () => {

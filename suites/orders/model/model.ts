@@ -6,13 +6,13 @@ import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { isObject } from '../../shared/values.ts';
 import {
+  atOnce,
   createOrder,
   DCA_PER_CYCLE,
   type Funded,
   fundUser,
   intentRequest,
   type IntentRequest,
-  intentUser,
   NATIVE_MINT,
   type OrderType,
   postConfirm,
@@ -24,7 +24,7 @@ import {
 import { expectOrderInvariants, isSignature } from '../order-invariants.ts';
 import { withdrawAvailable } from '../steps/partner-balance.ts';
 import { previewedAmount } from '../steps/withdrawals.ts';
-import { rateLimited, validateAgainstSpec } from '../users.ts';
+import { onboardedUser, rateLimited, testWallet, validateAgainstSpec } from '../users.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
@@ -212,17 +212,22 @@ export function forgetReservations(m: Model): void {
 /** The run's user (funded), its output mint, and a first order of the family. */
 export async function setup(t: CheckContext, family: Family): Promise<{ model: Model; real: Real }> {
   const can = { clock: t.control.has('clock'), prices: t.control.has('prices'), faults: t.control.has('faults') };
-  const user = await intentUser(t, false);
+  const wallet = testWallet(t);
+  const userPubkey = wallet.keypair.publicKey.toBase58();
   const outputMint = can.prices ? Keypair.generate().publicKey.toBase58() : NATIVE_MINT;
-  // The user's funds and the output mint (made by funding it, then priced): independent, sent at once.
-  await Promise.all([
-    fundUser(t, user.userPubkey, '500000000'),
-    can.prices &&
-      (async () => {
-        await t.control.fund(user.userPubkey, outputMint, '1');
-        await t.control.setPrice(outputMint, '1');
-      })(),
-  ]);
+  // The onboarding, the user's funds and the output mint (made by funding it, then priced) need nothing of each other
+  // (the control API funds a wallet, onboarded or not): sent at once; the first failure in this order is thrown.
+  const [onboarded] = await atOnce(
+    t,
+    () => onboardedUser(t, wallet),
+    () => fundUser(t, userPubkey, '500000000'),
+    async () => {
+      if (!can.prices) return;
+      await t.control.fund(userPubkey, outputMint, '1');
+      await t.control.setPrice(outputMint, '1');
+    },
+  );
+  const user: Funded = { ...onboarded, keypair: wallet.keypair };
   const model: Model = { family, orders: [], unserved: new Set(), can, created: new Map() };
   const real: Real = { t, user, outputMint, shared: !t.control.has('funding') };
   const first = family === 'trigger' ? 'stop_loss' : family;
@@ -241,10 +246,13 @@ export async function setup(t: CheckContext, family: Family): Promise<{ model: M
  */
 export async function release(m: Model, r: Real): Promise<void> {
   if (!r.shared) return;
-  for (const o of m.orders) {
-    if (!isTerminal(o)) await call(m, r, 'POST', `/orders/${o.id}/cancel`, { withdraw: false });
-    if (withdrawing(o)) await call(m, r, 'POST', `/orders/${o.id}/withdraw/abandon`, {});
-  }
+  // The orders at once; each order's cancel before its abandon.
+  await Promise.all(
+    m.orders.map(async (o) => {
+      if (!isTerminal(o)) await call(m, r, 'POST', `/orders/${o.id}/cancel`, { withdraw: false });
+      if (withdrawing(o)) await call(m, r, 'POST', `/orders/${o.id}/withdraw/abandon`, {});
+    }),
+  );
   await withdrawAvailable(r.t, r.user, usdc());
 }
 
@@ -283,12 +291,15 @@ function remember(o: OrderModel, order: Record<string, unknown>): void {
 const amount = (value: unknown) => (typeof value === 'string' && INT.test(value) ? BigInt(value) : undefined);
 
 /**
- * The read after every step: each order's detail judged against the model, then the balance rows. The detail reads
- * depend on nothing but the step before them: they are sent at once, and judged one after another in the model's
- * order. The balance is read after them: what it holds is judged against what the orders read (OA-BAL-014).
+ * The read after every step: each order's detail and the balance rows, sent at once (an answer sent beside another is
+ * as much a read of the state after the step as one sent after it), then judged: the details one after another in the
+ * model's order, then the balance rows against what the orders read (judgeBalances).
  */
 export async function observe(m: Model, r: Real): Promise<void> {
-  const details = await Promise.all(m.orders.map((o) => call(m, r, 'GET', `${DETAIL[o.type]}/${o.id}`)));
+  const [details, balance] = await Promise.all([
+    Promise.all(m.orders.map((o) => call(m, r, 'GET', `${DETAIL[o.type]}/${o.id}`))),
+    call(m, r, 'GET', '/me/balance'),
+  ]);
   let everyOrderRead = true;
   for (const [i, o] of m.orders.entries()) {
     const ex = details[i];
@@ -302,7 +313,7 @@ export async function observe(m: Model, r: Real): Promise<void> {
     judge(r, o, order, ex);
     remember(o, order);
   }
-  await judgeBalances(m, r, everyOrderRead);
+  await judgeBalances(m, r, everyOrderRead, balance);
   for (const o of m.orders) o.withdrawal = undefined;
 }
 
@@ -392,10 +403,49 @@ function feePayerSignature(signedTransaction: string, userPubkey: string): strin
   return tx.feePayer?.toBase58() === userPubkey && own ? bs58.encode(own) : undefined;
 }
 
-async function judgeBalances(m: Model, r: Real, everyOrderRead: boolean): Promise<void> {
-  const ex = await call(m, r, 'GET', '/me/balance');
+/**
+ * The balance rows read beside the orders: OA-BAL-007 on every row; OA-BAL-014 while no order reads a withdrawal in
+ * flight; what each order's withdrawal step did to withdrawalPending (judgeReservation). OA-BAL-014 is the one
+ * judgement that needs the balance read after the orders: a withdrawal that ends by itself (a stuck lock clears within
+ * about 8 minutes) may read ended in its order yet still held in a balance answered a moment before. So before it
+ * fails, the balance is read once more, after the orders, and everything from there on is judged on that read.
+ */
+async function judgeBalances(m: Model, r: Real, everyOrderRead: boolean, beside: Exchange | undefined): Promise<void> {
+  let ex = beside;
+  let pending = balanceRows(r, ex);
+  if (!ex || !pending) return;
+  // On the partner's shared wallet another order's withdrawal may hold withdrawalPending: judged on a user of its own.
+  if (r.shared) {
+    m.withdrawalPending = pending;
+    return;
+  }
+  if (everyOrderRead && !m.orders.some(withdrawing)) {
+    if (held(pending).length > 0) {
+      ex = await call(m, r, 'GET', '/me/balance');
+      pending = balanceRows(r, ex);
+      if (!ex || !pending) return;
+    }
+    const rows = held(pending);
+    r.t.expect('OA-BAL-014', rows.length === 0, {
+      documented: 'withdrawalPending 0 on every row: no order of the user reads withdrawalStatus pending',
+      received: {
+        withdrawalPending: Object.fromEntries(rows.map(([mint, value]) => [mint, value.toString()])),
+        orders: m.orders.map((o) => `${o.id} ${o.withdrawalStatus}`),
+      },
+      exchange: ex,
+    });
+  }
+  const before = m.withdrawalPending;
+  if (before) for (const o of m.orders) judgeReservation(r, o, before, pending, ex);
+  m.withdrawalPending = pending;
+}
+
+const held = (pending: ReadonlyMap<string, bigint>) => [...pending].filter(([, value]) => value !== 0n);
+
+/** OA-BAL-007 on every row of a read of GET /me/balance, and withdrawalPending per mint; undefined when not read. */
+function balanceRows(r: Real, ex: Exchange | undefined): Map<string, bigint> | undefined {
   const rows = ex && is2xx(ex) ? dataOf(ex)?.balances : undefined;
-  if (!ex || !Array.isArray(rows)) return;
+  if (!ex || !Array.isArray(rows)) return undefined;
   const pending = new Map<string, bigint>();
   for (const row of rows) {
     if (!isObject(row)) continue;
@@ -414,25 +464,7 @@ async function judgeBalances(m: Model, r: Real, everyOrderRead: boolean): Promis
       exchange: ex,
     });
   }
-  // On the partner's shared wallet another order's withdrawal may hold withdrawalPending: judged on a user of its own.
-  if (r.shared) {
-    m.withdrawalPending = pending;
-    return;
-  }
-  if (everyOrderRead && !m.orders.some(withdrawing)) {
-    const held = [...pending].filter(([, value]) => value !== 0n);
-    r.t.expect('OA-BAL-014', held.length === 0, {
-      documented: 'withdrawalPending 0 on every row: no order of the user reads withdrawalStatus pending',
-      received: {
-        withdrawalPending: Object.fromEntries(held.map(([mint, value]) => [mint, value.toString()])),
-        orders: m.orders.map((o) => `${o.id} ${o.withdrawalStatus}`),
-      },
-      exchange: ex,
-    });
-  }
-  const before = m.withdrawalPending;
-  if (before) for (const o of m.orders) judgeReservation(r, o, before, pending, ex);
-  m.withdrawalPending = pending;
+  return pending;
 }
 
 /**

@@ -6,7 +6,6 @@ import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
 import {
   type Funded,
-  fundUser,
   type Intent,
   intentRequest,
   type IntentRequest,
@@ -96,9 +95,7 @@ export async function unixSecondsFromNow(t: CheckContext, seconds: number): Prom
 
 /** A user whose wallet holds 1000 USDC and 1 native. */
 export async function richUser(t: CheckContext): Promise<Funded> {
-  const user = await intentUser(t, false);
-  await fundUser(t, user.userPubkey, '1000000000');
-  return user;
+  return await intentUser(t, true, 'own', '1000000000');
 }
 
 /** Ids of the user's orders of one type (GET /me/orders?type=...). */

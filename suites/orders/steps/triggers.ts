@@ -5,8 +5,8 @@ import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
-import { createOrder, type Funded, INT, intentRequest, intentUser } from '../orders.ts';
-import { asUser } from '../users.ts';
+import { atOnce, createOrder, type Funded, INT, intentRequest, intentUser } from '../orders.ts';
+import { asUser, onboardedUser, testWallet } from '../users.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 
 /**
@@ -71,17 +71,24 @@ export async function market(t: CheckContext): Promise<Market> {
 export async function markets(t: CheckContext, n: number): Promise<Market[]> {
   const inputs = Array.from({ length: n }, () => Keypair.generate().publicKey.toBase58());
   const output = Keypair.generate().publicKey.toBase58();
-  // Independent chains sent at once: each mint is made (funded to a wallet of its own) before it is priced, while the
-  // user signs in; the user is funded once it has a wallet.
-  const made = (mint: string, usdPrice: string) => async () => {
-    await t.control.fund(Keypair.generate().publicKey.toBase58(), mint, '1');
-    await t.control.setPrice(mint, usdPrice);
-  };
-  const [user] = await Promise.all([intentUser(t, false), made(output, '1')(), ...inputs.map((input) => made(input, inputUsd(START))())]);
-  await Promise.all([
-    t.control.fund(user.userPubkey, 'native', '1000000000'),
-    ...inputs.map((input) => t.control.fund(user.userPubkey, input, '1000000000')),
-  ]);
+  // Independent chains sent at once, while the user signs in: each input mint is made by funding the user's wallet with
+  // it (the control API funds a wallet, onboarded or not), then priced; the output mint is made in a wallet of its own.
+  const wallet = testWallet(t);
+  const pubkey = wallet.keypair.publicKey.toBase58();
+  const [onboarded] = await atOnce(
+    t,
+    () => onboardedUser(t, wallet),
+    () => t.control.fund(pubkey, 'native', '1000000000'),
+    async () => {
+      await t.control.fund(Keypair.generate().publicKey.toBase58(), output, '1');
+      await t.control.setPrice(output, '1');
+    },
+    ...inputs.map((input) => async () => {
+      await t.control.fund(pubkey, input, '1000000000');
+      await t.control.setPrice(input, inputUsd(START));
+    }),
+  );
+  const user: Funded = { ...onboarded, keypair: wallet.keypair };
   return inputs.map((input) => ({ user, input, output, pair: START }));
 }
 
