@@ -77,8 +77,6 @@ export default defineConfig({
           // 20-40 s on an idle machine and several times that on a busy one.
           testTimeout: 600_000,
           hookTimeout: 60_000,
-          // The CLI runs these tests start (test/cli/run-cli.ts) share vitest's cache of transformed modules on disk.
-          env: { SELF_TEST_MODULE_CACHE: '1' },
           // The generated validators (1.5 MB of plain JavaScript) load with Node's own import, once per worker.
           server: { deps: { external: [/\/generators\/out\/validators\.js$/] } },
         },
@@ -87,10 +85,8 @@ export default defineConfig({
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
-          // In the project's own tests only (the `self` project sets it), which start the CLI some fifty times: the
-          // transformed modules are cached on disk between runs (about 1.3 s of CPU each). An experimental vitest
-          // feature, and a folder the CLI may not be able to write where it is installed: off for users.
-          experimental: { fsModuleCache: process.env.SELF_TEST_MODULE_CACHE === '1' },
+          // The transformed modules are cached on disk between runs where the CLI can write (bin/conformance.ts
+          // moduleCacheDir, given to startVitest: vitest's experimental fsModuleCache, keyed by each file's content).
           globalSetup: ['suites/harness/global-setup.ts'],
           setupFiles: ['suites/harness/worker-setup.ts'],
           fileParallelism: false,

@@ -6,10 +6,10 @@
  * a broken precondition of the run (a misconfiguration, a 429 not waited out, an answer later than --timeout, the
  * deadline, the suite's own error outside any check), each said once with its fix; 130 interrupted. 1 wins over 4.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureGenerated } from '../generators/ensure.ts';
@@ -457,6 +457,29 @@ function loadVitest() {
   return loading;
 }
 
+/**
+ * Where vitest keeps the suite's transformed modules between runs (its experimental `fsModuleCache`: each file's
+ * cached form is keyed by its content, vitest's version and config, so a changed file is transformed again; about a
+ * second of a run's start, issue 17). CONFORMANCE_CACHE_DIR names the folder, `off` turns the cache off; by default
+ * `.cache/solana-trading-conformance/modules` in the node_modules beside the package (a clone's own, or the one the
+ * package is installed in). Undefined, no cache, when the folder cannot be made or written.
+ */
+export function moduleCacheDir(env: NodeJS.ProcessEnv = process.env, root = ROOT): string | undefined {
+  const asked = env.CONFORMANCE_CACHE_DIR;
+  if (asked === 'off') return undefined;
+  const parts = resolve(root).split(sep);
+  const installedIn = parts.lastIndexOf('node_modules');
+  const nodeModules = installedIn >= 0 ? parts.slice(0, installedIn + 1).join(sep) : join(root, 'node_modules');
+  const dir = asked ? resolve(asked) : join(nodeModules, '.cache', 'solana-trading-conformance', 'modules');
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An unknown --mutant or --variant, said in one line with the closest names; undefined when both are known. */
 async function unknownEmbeddedName(options: CliOptions): Promise<string | undefined> {
   const { mutants, variants } = await import('../fixtures/mutants/index.ts');
@@ -735,9 +758,11 @@ export async function execute(options: CliOptions): Promise<number> {
       void running?.cancelCurrentRun('keyboard-input');
     };
     const deadlineTimer = deadlineAt === undefined ? undefined : setTimeout(onDeadline, Math.max(0, deadlineAt - Date.now()));
+    const modules = moduleCacheDir();
     const vitest = await startVitest('test', ['suites/conformance.test.ts'], {
       root: ROOT,
       project: 'conformance',
+      ...(modules ? { experimental: { fsModuleCache: true, fsModuleCachePath: modules } } : {}),
       // The target, credentials included, reaches the workers the way vitest passes data to them (inject('target')),
       // never in an environment variable that every child process would inherit.
       provide: { target, services: servicesOf(inRun) },

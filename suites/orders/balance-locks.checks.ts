@@ -2,7 +2,7 @@ import { dataOf } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { type Created, INT, intentUser, NATIVE_MINT, ORDER_TYPES } from './orders.ts';
+import { atOnce, type Created, INT, intentUser, NATIVE_MINT, ORDER_TYPES } from './orders.ts';
 import { advancePast } from './steps/dca.ts';
 import {
   activeOrderOf,
@@ -200,6 +200,9 @@ export const activeOrdersLockTheirInput = defineCheck({
   },
 });
 
+/** listedOrder's fallback when the order is not in the list. */
+const NOT_LISTED: Row = {};
+
 export const locksShrinkAsTheInputIsSpent = defineCheck({
   name: 'a-dca-or-slice-order-locks-only-its-unspent-input-after-executions-ran',
   service: 'orders',
@@ -212,10 +215,22 @@ export const locksShrinkAsTheInputIsSpent = defineCheck({
       const made = await activeOrderOf(t, type);
       if (!made) continue;
       const { user, created } = made;
-      // The clock past the first execution (the order's nextExecutionAt; a minute when it names none).
-      await advancePast(t, (await listedOrder(t, user.sub, created.orderId, created.order)).nextExecutionAt, 60);
+      // The clock past the first execution (the order's nextExecutionAt; a minute when it names none): the listed
+      // order and the clock read at once.
+      const [listed, now] = await atOnce(
+        t,
+        () => listedOrder(t, user.sub, created.orderId, created.order),
+        () => t.control.clock(),
+      );
+      await advancePast(t, listed.nextExecutionAt, 60, now);
       t.note(`the target's virtual clock was advanced past the first execution of the ${type} order (shared time)`);
-      const order = await listedOrder(t, user.sub, created.orderId, await currentOrder(t, user.sub, created));
+      // The order as listed (else its detail), both read at once.
+      const [detail, inList] = await atOnce(
+        t,
+        () => currentOrder(t, user.sub, created),
+        () => listedOrder(t, user.sub, created.orderId, NOT_LISTED),
+      );
+      const order = inList === NOT_LISTED ? detail : inList;
       if (order.status !== 'active' && order.status !== 'executing') {
         t.note(`${type}: the order is ${String(order.status)} after the clock moved: its lock is not judged`);
         continue;

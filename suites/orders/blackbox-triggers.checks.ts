@@ -1,9 +1,11 @@
 import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { type Created, type Funded, intentRequest } from './orders.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { atOnce, type Created, type Funded, intentRequest } from './orders.ts';
 import {
   confirmWithdrawal,
   createSmallest,
+  fetchDetail,
   livePairPrice,
   partnerUser,
   readDetail,
@@ -13,7 +15,7 @@ import {
   skipIfUncovered,
   waitFor,
 } from './steps/blackbox.ts';
-import { readExecutions, type Row } from './steps/dca.ts';
+import { fetchExecutions, type Row } from './steps/dca.ts';
 import { expectError } from './steps/expect.ts';
 import { USER_ORDER_RULES } from './steps/invariant-rules.ts';
 import { expectExecutedPrice, type TriggerType } from './steps/triggers.ts';
@@ -83,9 +85,11 @@ async function untilFired(t: CheckContext, user: Funded, orders: Array<[TriggerT
 const rowsSummary = (rows: Row[]) =>
   rows.map((r) => ({ executionType: r.executionType, status: r.status, inputAmount: r.inputAmount, outputAmount: r.outputAmount }));
 
-/** The one success row of a filled order, held to the fill rules (exactly one row, the whole amount, amountReceived). */
-async function expectOneFill(t: CheckContext, user: Funded, order: Row, type: string) {
-  const { ex, rows } = await readExecutions(t, user, String(order.id));
+/**
+ * The one success row of a filled order, held to the fill rules (exactly one row, the whole amount, amountReceived), on
+ * its rows as `read` (readExecutions of the order).
+ */
+function expectOneFill(t: CheckContext, order: Row, type: string, { ex, rows }: { ex: Exchange; rows: Row[] }) {
   t.expect('OA-EXEC-011', rows.length === 1 && rows[0]!.status === 'success', {
     documented: `the ${String(order.orderType)} order wrote exactly one execution row when it fired`,
     received: rowsSummary(rows),
@@ -128,20 +132,27 @@ export const stopAboveTheMarketFires = defineCheck({
       received: { status: fired!.order.status, currentTriggerPrice: fired!.order.currentTriggerPrice },
       exchange: fired!.ex,
     });
-    const tp = await readDetail(t, user, 'take_profit', takeProfit.orderId, true);
+    // After the fire: the take_profit, its rows and the stop_loss's rows, read at once (judged in turn below).
+    const [tpRead, tpRowsRead, stopRowsRead] = await atOnce(
+      t,
+      () => fetchDetail(t, user, 'take_profit', takeProfit.orderId, true),
+      () => fetchExecutions(t, user, takeProfit.orderId),
+      () => fetchExecutions(t, user, String(fired!.order.id)),
+    );
+    const tp = tpRead();
     t.expect('OA-TRIG-025', tp.order.status === 'active', {
       documented: `a take_profit at ${p.far} (a thousand times the live pair price) stays active while the price is below it`,
       received: { status: tp.order.status },
       exchange: tp.ex,
     });
-    const tpRows = await readExecutions(t, user, takeProfit.orderId);
+    const tpRows = tpRowsRead();
     t.expect('OA-EXEC-010', tpRows.rows.length === 0, {
       documented: 'the take_profit that has not fired has no execution row',
       received: rowsSummary(tpRows.rows),
       exchange: tpRows.ex,
     });
     const order = fired!.order;
-    const { row, ex } = await expectOneFill(t, user, order, 'stop_loss');
+    const { row, ex } = expectOneFill(t, order, 'stop_loss', stopRowsRead());
     t.expect('OA-EXEC-012', row.executionType === 'stop_loss', {
       documented: 'the stop_loss fill is recorded with executionType stop_loss',
       received: row.executionType,
@@ -172,16 +183,22 @@ export const ocoFillsOneLeg = defineCheck({
       ['oco', stopLeg.orderId],
       ['oco', takeProfitLeg.orderId],
     ]);
-    for (const [read, leg, type] of [
-      [reads[0]!, 'stop-loss', 'stop_loss'],
-      [reads[1]!, 'take-profit', 'take_profit_full'],
+    // Both orders' rows, read at once (judged leg by leg below).
+    const rows = await atOnce(
+      t,
+      () => fetchExecutions(t, user, String(reads[0]!.order.id)),
+      () => fetchExecutions(t, user, String(reads[1]!.order.id)),
+    );
+    for (const [read, leg, type, fill] of [
+      [reads[0]!, 'stop-loss', 'stop_loss', rows[0]],
+      [reads[1]!, 'take-profit', 'take_profit_full', rows[1]],
     ] as const) {
       t.expect('OA-TRIG-026', read.order.status === 'completed', {
         documented: `an oco whose ${leg} leg the live price is past fires and completes`,
         received: { status: read.order.status, stopLossPrice: read.order.stopLossPrice, takeProfitPrice: read.order.takeProfitPrice },
         exchange: read.ex,
       });
-      const { row, ex } = await expectOneFill(t, user, read.order, type);
+      const { row, ex } = expectOneFill(t, read.order, type, fill());
       t.expect('OA-EXEC-014', row.executionType === type, {
         documented: `the oco filled on its ${leg} leg is recorded as ${type}, and the other leg fills nothing`,
         received: row.executionType,

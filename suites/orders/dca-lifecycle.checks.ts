@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { isObject } from '../shared/values.ts';
-import { INT, intentRequest, intentUser, createOrder, DCA_FREQUENCY, usdt } from './orders.ts';
+import { atOnce, INT, intentRequest, intentUser, createOrder, DCA_FREQUENCY, usdt } from './orders.ts';
 import {
   advancePast,
   dcaOrder,
+  fetchDca,
+  fetchExecutions,
   expectAmountsAreRowSums,
-  managerBalance,
+  managerBalances,
   readDca,
   readExecutions,
   readPath,
@@ -104,8 +106,13 @@ export const pendingDcaStartsAtStartAt = defineCheck({
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const startAt = await futureStartAt(t);
-    const { user, orderId } = await dcaOrder(t, { startAt });
-    await advancePast(t, startAt, 600);
+    // The order made, and the clock read at once (the clock only moves forward: the advance still passes startAt).
+    const [{ user, orderId }, now] = await atOnce(
+      t,
+      () => dcaOrder(t, { startAt }),
+      () => t.control.clock(),
+    );
+    await advancePast(t, startAt, 600, now);
     const { ex, order } = await readDca(t, user, orderId);
     t.expect('OA-DCA-006', order.status !== 'pending', {
       documented: `no longer pending once startAt ${startAt} has passed`,
@@ -138,16 +145,28 @@ export const dcaRunsItsCycles = defineCheck({
   async run(t: CheckContext) {
     // Into USDT, so that no lamports spent on fees blur the output mint's balance.
     const { user, orderId } = await dcaOrder(t, { outputMint: usdt() });
-    const start = (await readDca(t, user, orderId)).order;
+    // The order, the manager's balances and the clock, read at once before the clock moves.
+    const [{ order: start }, balancesBefore, now] = await atOnce(
+      t,
+      () => readDca(t, user, orderId),
+      () => managerBalances(t, user),
+      () => t.control.clock(),
+    );
     const frequency = Number(start.cycleFrequencySeconds);
     const total = Number(start.totalCycles);
     const before = Number(start.cyclesCompleted);
     if (before >= total) t.skip(`the order ran all its ${total} cycles before the clock moved`);
     const toManager = start.outputRecipientAddress === user.walletAddress;
-    const balanceBefore = await managerBalance(t, user, start.outputMint);
+    const balanceBefore = balancesBefore(start.outputMint);
 
-    await advancePast(t, start.nextExecutionAt, frequency);
-    const one = await readDca(t, user, orderId);
+    await advancePast(t, start.nextExecutionAt, frequency, now);
+    // The order and its rows after the first cycle time, read at once (judged in turn below).
+    const [oneRead, firstRead] = await atOnce(
+      t,
+      () => fetchDca(t, user, orderId),
+      () => fetchExecutions(t, user, orderId),
+    );
+    const one = oneRead();
     if (one.order.status === 'failed')
       t.skip(`the cycle failed on this target (${String(one.order.failureReason)}): cycles cannot be counted`);
     t.expect('OA-DCA-003', one.order.cyclesCompleted === before + 1, {
@@ -155,7 +174,7 @@ export const dcaRunsItsCycles = defineCheck({
       received: { cyclesCompleted: one.order.cyclesCompleted, status: one.order.status },
       exchange: one.ex,
     });
-    const first = await readExecutions(t, user, orderId);
+    const first = firstRead();
     t.expect('OA-EXEC-009', success(first.rows).filter((r) => r.executionType === 'dca_cycle').length === before + 1, {
       documented: `one dca_cycle row per cycle: ${before + 1}`,
       received: first.rows,
@@ -164,7 +183,14 @@ export const dcaRunsItsCycles = defineCheck({
 
     // The remaining cycles at once: the clock jumps over every one of their times.
     await t.control.advanceClock((total - before - 1) * frequency);
-    const end = await readDca(t, user, orderId);
+    // The order, its rows and (when the output goes to the manager) the manager's balances, read at once.
+    const [endRead, lastRead, balancesAfter] = await atOnce(
+      t,
+      () => fetchDca(t, user, orderId),
+      () => fetchExecutions(t, user, orderId),
+      async () => (toManager ? await managerBalances(t, user) : undefined),
+    );
+    const end = endRead();
     if (end.order.status === 'failed') t.skip(`a later cycle failed on this target (${String(end.order.failureReason)})`);
     const counters = (o: Row) => ({ cyclesCompleted: o.cyclesCompleted, amountSpent: o.amountSpent, amountReceived: o.amountReceived });
     const grew = (field: 'cyclesCompleted' | 'amountSpent' | 'amountReceived') =>
@@ -186,7 +212,7 @@ export const dcaRunsItsCycles = defineCheck({
     });
 
     t.note(`OA-DCA-008: once ${String(end.order.status)} lastExecutionAt is ${String(end.order.lastExecutionAt)}`);
-    const { ex, rows } = await readExecutions(t, user, orderId);
+    const { ex, rows } = lastRead();
     const done = success(rows);
     t.note(
       `OA-EXEC-016: price / priceDecimals of the rows (not cross-checked): ${rows.map((r) => `${String(r.price)}/${String(r.priceDecimals)}`).join(', ')}`,
@@ -208,8 +234,9 @@ export const dcaRunsItsCycles = defineCheck({
       received: end.order.lastExecutionTxHash,
       exchange: end.ex,
     });
-    if (!toManager) return t.note(`output goes to ${String(start.outputRecipientAddress)}, not the manager: OA-EXEC-023 not judged`);
-    const rise = (await managerBalance(t, user, start.outputMint)) - balanceBefore;
+    if (!toManager || !balancesAfter)
+      return t.note(`output goes to ${String(start.outputRecipientAddress)}, not the manager: OA-EXEC-023 not judged`);
+    const rise = balancesAfter(start.outputMint) - balanceBefore;
     t.expect('OA-EXEC-023', rise === sum(done, 'outputAmount'), {
       documented: `the manager's ${String(start.outputMint)} totalBalance rose by the success rows' outputAmount ${sum(done, 'outputAmount')}`,
       received: rise.toString(),
@@ -226,14 +253,24 @@ export const failedCycleCarriesReason = defineCheck({
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
-    await withFaults(t, { swaps: 'fail' }, { swaps: 'ok' }, () =>
-      advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds)),
+    await withFaults(
+      t,
+      { swaps: 'fail' },
+      { swaps: 'ok' },
+      (now) => advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds), now),
+      {
+        clock: true,
+      },
     );
-    const after = await readDca(t, user, orderId);
+    // The order and its rows after the failed cycle, read at once.
+    const [after, { ex, rows }] = await atOnce(
+      t,
+      () => readDca(t, user, orderId),
+      () => readExecutions(t, user, orderId),
+    );
     t.note(
       `after a cycle with swaps failing the order is ${String(after.order.status)} (failureReason ${String(after.order.failureReason)})`,
     );
-    const { ex, rows } = await readExecutions(t, user, orderId);
     const failed = rows.filter((r) => r.status === 'failed');
     if (failed.length === 0) t.note('no failed execution row was written');
     t.expect(
@@ -267,10 +304,16 @@ export const hangingSwapShowsExecuting = defineCheck({
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
-    const inFlight = await withFaults(t, { swaps: 'hang' }, { swaps: 'ok' }, async () => {
-      await advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds));
-      return (await readDca(t, user, orderId)).order;
-    });
+    const inFlight = await withFaults(
+      t,
+      { swaps: 'hang' },
+      { swaps: 'ok' },
+      async (now) => {
+        await advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds), now);
+        return (await readDca(t, user, orderId)).order;
+      },
+      { clock: true },
+    );
     t.note(
       `OA-STATE-012: ${String(order.status)} at confirm; with the swap hanging the order read ${String(inFlight.status)} (previousStatus ${String(inFlight.previousStatus)})`,
     );
@@ -330,10 +373,14 @@ export const sliceChunksHoldOnlyConfirmedSlices = defineCheck({
     const user = await intentUser(t, true);
     const created = await createOrder(t, user, intentRequest('slice'));
     // Chunk fields are not shown (UNKNOWNS O2): the chunks are counted against the order's confirmed (success) rows.
+    // The order and its rows are read at once.
     const judge = async (when: string) => {
-      const { ex, data } = await readPath(t, user, `/slice/${created.orderId}`);
+      const [{ ex, data }, { data: executions }] = await atOnce(
+        t,
+        () => readPath(t, user, `/slice/${created.orderId}`),
+        () => readPath(t, user, `/orders/${created.orderId}/executions`),
+      );
       const chunks = isObject(data) && Array.isArray(data.chunks) ? data.chunks : undefined;
-      const executions = (await readPath(t, user, `/orders/${created.orderId}/executions`)).data;
       const rows = (Array.isArray(executions) ? executions : []).filter(isObject);
       const count = (status: string) => rows.filter((row) => row.status === status).length;
       t.expect('OA-SLICE-004', chunks?.length === count('success'), {
@@ -343,10 +390,16 @@ export const sliceChunksHoldOnlyConfirmedSlices = defineCheck({
       });
       return { pending: count('pending'), success: count('success') };
     };
-    const inFlight = await withFaults(t, { swaps: 'hang' }, { swaps: 'ok' }, async () => {
-      await advancePast(t, created.order.nextExecutionAt, 61);
-      return await judge('with the swaps hanging after the first slice time');
-    });
+    const inFlight = await withFaults(
+      t,
+      { swaps: 'hang' },
+      { swaps: 'ok' },
+      async (now) => {
+        await advancePast(t, created.order.nextExecutionAt, 61, now);
+        return await judge('with the swaps hanging after the first slice time');
+      },
+      { clock: true },
+    );
     if (inFlight.pending === 0) t.note('no slice was in flight while the swaps hung: only settled slices were judged');
     const settled = await judge('once the slice in flight settled');
     if (inFlight.pending === 0 && settled.success === 0) t.skip('no slice of the order ran after the clock passed its first slice time');

@@ -1,10 +1,11 @@
 import { Keypair } from '@solana/web3.js';
 import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
-import { dcaRequest, fundUser, INT, intentUser, postConfirm, postIntent, signedDeposit, unpaidDeposit } from './orders.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { atOnce, dcaRequest, fundUser, INT, intentUser, postConfirm, postIntent, signedDeposit, unpaidDeposit } from './orders.ts';
 import { userWithSlice } from './steps/actions.ts';
 import { serviceNow, waitFor } from './steps/blackbox.ts';
-import { advancePast, dcaOrder, readDca, readExecutions, withFaults, type Actor, type Row } from './steps/dca.ts';
+import { advancePast, dcaOrder, fetchDca, fetchExecutions, readExecutions, withFaults, type Actor, type Row } from './steps/dca.ts';
 import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
 import { LIST_CAP, rowsOf } from './steps/reads.ts';
 import { servedRequest } from './users.ts';
@@ -36,23 +37,37 @@ export const feeSnapshotFollowsTheTenant = defineCheck({
   needs: ['funding', 'clock', 'tenants'],
   async run(t: CheckContext) {
     const feeWallet = Keypair.generate().publicKey.toBase58();
-    const charged = await tenantDca(t, { platformFeeBps: 100, feeWallet });
-    const zeroBps = await tenantDca(t, { platformFeeBps: 0, feeWallet });
-    const noWallet = await tenantDca(t, { platformFeeBps: 100 });
+    // Three tenants, each with its own user and order: independent, so set up at once.
+    const [charged, zeroBps, noWallet] = await atOnce(
+      t,
+      () => tenantDca(t, { platformFeeBps: 100, feeWallet }),
+      () => tenantDca(t, { platformFeeBps: 0, feeWallet }),
+      () => tenantDca(t, { platformFeeBps: 100 }),
+    );
     await runCycles(
       t,
       [charged, zeroBps, noWallet].map((o) => o.order),
     );
 
-    const rowsOf = async (o: typeof charged) => {
-      await readDca(t, o.user, o.orderId);
-      const read = await readExecutions(t, o.user, o.orderId);
+    // Every order and its rows, read at once after the cycles ran (no write in between), judged tenant by tenant.
+    const [chargedDca, chargedRows, zeroDca, zeroRows, noneDca, noneRows] = await atOnce(
+      t,
+      () => fetchDca(t, charged.user, charged.orderId),
+      () => fetchExecutions(t, charged.user, charged.orderId),
+      () => fetchDca(t, zeroBps.user, zeroBps.orderId),
+      () => fetchExecutions(t, zeroBps.user, zeroBps.orderId),
+      () => fetchDca(t, noWallet.user, noWallet.orderId),
+      () => fetchExecutions(t, noWallet.user, noWallet.orderId),
+    );
+    const successRows = (order: () => unknown, executions: () => { ex: Exchange; rows: Row[] }) => {
+      order();
+      const read = executions();
       const rows = read.rows.filter((r) => r.status === 'success');
       if (rows.length === 0)
         t.skip(`no success execution row after the first cycle time (rows: ${JSON.stringify(read.rows).slice(0, 300)})`);
       return { ...read, rows };
     };
-    const fee = await rowsOf(charged);
+    const fee = successRows(chargedDca, chargedRows);
     t.expect(
       'OA-EXEC-018',
       fee.rows.every(
@@ -70,13 +85,13 @@ export const feeSnapshotFollowsTheTenant = defineCheck({
         exchange: fee.ex,
       },
     );
-    const zero = await rowsOf(zeroBps);
+    const zero = successRows(zeroDca, zeroRows);
     t.expect('OA-EXEC-019', zero.rows.every(noFee), {
       documented: 'on a tenant with zero fee bps, all four fee snapshot fields null',
       received: zero.rows,
       exchange: zero.ex,
     });
-    const none = await rowsOf(noWallet);
+    const none = successRows(noneDca, noneRows);
     t.expect('OA-EXEC-020', none.rows.every(noFee), {
       documented: 'on a tenant without a fee wallet, all four fee snapshot fields null',
       received: none.rows,
@@ -93,10 +108,16 @@ export const outputUsdNullWhileOracleDown = defineCheck({
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
-    const during = await withFaults(t, { oracle: 'down' }, { oracle: 'up' }, async () => {
-      await advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds));
-      return await readExecutions(t, user, orderId);
-    });
+    const during = await withFaults(
+      t,
+      { oracle: 'down' },
+      { oracle: 'up' },
+      async (now) => {
+        await advancePast(t, order.nextExecutionAt, Number(order.cycleFrequencySeconds), now);
+        return await readExecutions(t, user, orderId);
+      },
+      { clock: true },
+    );
     if (during.rows.length === 0) t.skip('no execution row was written while the oracle was down');
     t.expect(
       'OA-EXEC-015',
@@ -193,13 +214,20 @@ export const executionListsAreCappedAt500 = defineCheck({
       dcaRequest({ totalAmount: String(perCycle * BigInt(CAPPED_CYCLES)), amountPerCycle: String(perCycle), cycleFrequencySeconds: 60 }),
     );
     await runCycles(t, [order], CAPPED_CYCLES);
-    const after = (await readDca(t, user, orderId)).order;
+    // The order, its rows and the partner's report of the user's rows, read at once (judged in turn below).
+    const [afterRead, rowsRead, partner] = await atOnce(
+      t,
+      () => fetchDca(t, user, orderId),
+      () => fetchExecutions(t, user, orderId),
+      () => servedRequest(t, { path: `/partners/me/executions?userId=${encodeURIComponent(user.userId)}` }),
+    );
+    const after = afterRead().order;
     if (!(Number(after.cyclesCompleted) > LIST_CAP))
       t.skip(
         `the order ran ${String(after.cyclesCompleted)} cycles (status ${String(after.status)}), not more than ${LIST_CAP}: the cap cannot be reached`,
       );
 
-    const { ex, rows } = await readExecutions(t, user, orderId);
+    const { ex, rows } = rowsRead();
     if (rows.length === 0)
       t.skip(`GET /orders/${orderId}/executions lists no row after ${String(after.cyclesCompleted)} cycles: no row to judge`);
     t.expect(
@@ -214,7 +242,6 @@ export const executionListsAreCappedAt500 = defineCheck({
     });
     expectExecutionRows(t, rows, ex);
 
-    const partner = await servedRequest(t, { path: `/partners/me/executions?userId=${encodeURIComponent(user.userId)}` });
     const reported = rowsOf(t, 'OA-REP-020', partner);
     t.expect('OA-REP-020', reported.length <= LIST_CAP, {
       documented: `at most ${LIST_CAP} rows of the user's ${String(after.cyclesCompleted)} cycles`,

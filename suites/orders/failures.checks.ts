@@ -2,6 +2,7 @@ import { errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import { act, failedDca, healthyAfter, readOrder, userWithOrder } from './steps/actions.ts';
 import { readExecutions } from './steps/dca.ts';
+import { atOnce } from './orders.ts';
 
 /**
  * Orders whose swap failed or is still in flight (areas STATE and ERR: "Order: failureReason", "Execution:
@@ -31,8 +32,8 @@ export const failureReasonIsALabel = defineCheck({
   profile: 'full',
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
-    const { user, created } = await failedDca(t, { returned: true });
-    const detail = await readOrder(t, user, created);
+    // failedDca's last request is the read of the failed order: judged as read, not read again.
+    const { user, created, order: detail } = await failedDca(t, { returned: true });
     const why = notALabel(detail.failureReason);
     t.expect('OA-STATE-017', why === undefined, {
       documented: 'the failed order carries failureReason as a short label: one line, no stack frames',
@@ -65,8 +66,12 @@ export const noPauseWhileInFlight = defineCheck({
     healthyAfter(t);
     await t.control.setFaults({ swaps: 'hang' });
     await t.control.advanceClock(Number(created.order.cycleFrequencySeconds ?? 3600));
-    const held = await readOrder(t, user, created);
-    const { rows } = await readExecutions(t, user, created.orderId);
+    // The order and its rows with the swap held, read at once.
+    const [held, { rows }] = await atOnce(
+      t,
+      () => readOrder(t, user, created),
+      () => readExecutions(t, user, created.orderId),
+    );
     const pendingRow = rows.some((row) => row.status === 'pending');
     if (held.status !== 'executing' && !pendingRow) {
       await t.control.setFaults({ swaps: 'ok' });

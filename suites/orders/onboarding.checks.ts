@@ -5,6 +5,7 @@ import { SetupFailed } from '../harness/failure.ts';
 import { randomToken } from '../shared/values.ts';
 import { runEnvironment, siwsChainId, siwsConfig, siwsNonce, siwsTemplate, type SiwsEnvironment } from './siws.ts';
 import { expectError, expectErrorEnvelope } from './steps/expect.ts';
+import { atOnce } from './orders.ts';
 import {
   asUser,
   canonicalSignIn,
@@ -476,12 +477,21 @@ export const provisioningFailures = defineCheck({
       ['upstream', 502],
       ['unexpected', 500],
     ] as const) {
-      await t.control.setFaults({ provisioning: mode });
-      const ex = await postOnboard(t, await correctBody(t, sub, wallet));
+      // The fault set and the sign-in dated (a clock or /health read) at once: neither depends on the other.
+      const [, body] = await atOnce(
+        t,
+        () => t.control.setFaults({ provisioning: mode }),
+        () => correctBody(t, sub, wallet),
+      );
+      const ex = await postOnboard(t, body);
       expectRejection(t, 'OA-ONB-019', ex, status, ['PROVISIONING_FAILED'], `onboarding a new user while provisioning fails (${mode})`);
     }
-    await t.control.setFaults({ provisioning: 'ok' });
-    const repeat = await postOnboard(t, await correctBody(t, sub, wallet));
+    const [, body] = await atOnce(
+      t,
+      () => t.control.setFaults({ provisioning: 'ok' }),
+      () => correctBody(t, sub, wallet),
+    );
+    const repeat = await postOnboard(t, body);
     const d = dataOf(repeat);
     t.expect('OA-ONB-019', is2xx(repeat) && typeof d?.userId === 'string' && typeof d.walletAddress === 'string', {
       documented:

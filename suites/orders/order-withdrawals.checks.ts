@@ -5,6 +5,7 @@ import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
 import {
+  atOnce,
   createOrder,
   dcaRequest,
   depositedTo,
@@ -453,8 +454,13 @@ export const automaticReturnOfAnExpiredTrigger = defineCheck({
   profile: 'full',
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
-    const user = await withdrawUser(t, '0');
-    const expiresAt = Math.floor(Date.parse(await t.control.clock()) / 1000) + 3600;
+    // The user and the clock's time at once (the clock only moves forward: the advance below still passes expiresAt).
+    const [user, now] = await atOnce(
+      t,
+      () => withdrawUser(t, '0'),
+      () => t.control.clock(),
+    );
+    const expiresAt = Math.floor(Date.parse(now) / 1000) + 3600;
     const { orderId, intent } = await createOrder(t, user, intentRequest('stop_loss', { config: { expiresAt } }));
     const inputMint = String(intent.data.inputMint);
     const { total: before } = await totalBalanceOf(t, user, inputMint);
@@ -541,8 +547,13 @@ export const withdrawalInProgressRefusal = defineCheck({
       created: { orderId },
     } = await failedDca(t);
     await pendingOrderWithdrawal(t, user, orderId);
-    const { order: pending } = await orderDetail(t, user, orderId);
-    const reserved = (await usdcRow(t, user)).row.withdrawalPending;
+    // The order and the balance, each read at once (two reads after the same step).
+    const [{ order: pending }, before] = await atOnce(
+      t,
+      () => orderDetail(t, user, orderId),
+      () => usdcRow(t, user),
+    );
+    const reserved = before.row.withdrawalPending;
     // The Errors table does not say which requests get the 409: retry of the failed order is the one tried here.
     const refused = await asUser(t, user.sub, { method: 'POST', path: `/orders/${orderId}/retry`, json: {}, retry: false });
     if (refused.response.status !== 409 || !['WITHDRAWAL_IN_PROGRESS', 'WITHDRAWAL_IN_FLIGHT'].includes(String(errorCode(refused)))) {
@@ -550,8 +561,11 @@ export const withdrawalInProgressRefusal = defineCheck({
         `retry with an order-level withdrawal pending answered ${refused.response.status} ${String(errorCode(refused))}, not 409 WITHDRAWAL_IN_PROGRESS/IN_FLIGHT: nothing to judge`,
       );
     }
-    const { order: kept, ex: detail } = await orderDetail(t, user, orderId);
-    const { row } = await usdcRow(t, user);
+    const [{ order: kept, ex: detail }, { row }] = await atOnce(
+      t,
+      () => orderDetail(t, user, orderId),
+      () => usdcRow(t, user),
+    );
     t.expect(
       'OA-OWD-025',
       kept.status === pending.status &&

@@ -4,8 +4,10 @@ import { dataOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { RequestSpec } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
+import { mapAtMost } from '../harness/pacer.ts';
+import { sweepWidth } from '../shared/hostile.ts';
 import { expectFeeSnapshotWhole, expectOrderInvariants, type InvariantContext, type OrderOwner } from './order-invariants.ts';
-import { createOrder, dcaRequest, type Created, type OrderType } from './orders.ts';
+import { atOnce, createOrder, dcaRequest, type Created, type OrderType } from './orders.ts';
 import type { Actor } from './steps/dca.ts';
 import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
 import { expectError } from './steps/expect.ts';
@@ -195,15 +197,24 @@ export const partnerExecutions = defineCheck({
   async run(t: CheckContext) {
     // A tenant that charges a fee (a fee wallet and 100 bps) with two users, and one without a fee wallet: every
     // user has a DCA order that runs two cycles.
-    const charging = await t.control.createTenant({ platformFeeBps: 100, feeWallet: Keypair.generate().publicKey.toBase58() });
-    const free = await t.control.createTenant({ platformFeeBps: 100 });
-    const [alice, bob, carol] = [
-      await tenantUser(t, charging.apiKey),
-      await tenantUser(t, charging.apiKey),
-      await tenantUser(t, free.apiKey),
-    ];
-    const orders = new Map<Actor, { orderId: string; order: Record<string, unknown> }>();
-    for (const user of [alice, bob, carol]) orders.set(user, await actorOrder(t, user));
+    // The tenants, then each user and its order: independent of one another, so at once.
+    const [charging, free] = await atOnce(
+      t,
+      () => t.control.createTenant({ platformFeeBps: 100, feeWallet: Keypair.generate().publicKey.toBase58() }),
+      () => t.control.createTenant({ platformFeeBps: 100 }),
+    );
+    const userWithOrder = async (apiKey: string) => {
+      const user = await tenantUser(t, apiKey);
+      return { user, ...(await actorOrder(t, user)) };
+    };
+    const made = await atOnce(
+      t,
+      () => userWithOrder(charging.apiKey),
+      () => userWithOrder(charging.apiKey),
+      () => userWithOrder(free.apiKey),
+    );
+    const [alice, bob, carol] = [made[0].user, made[1].user, made[2].user];
+    const orders = new Map<Actor, { orderId: string; order: Record<string, unknown> }>(made.map((m) => [m.user, m]));
     await runCycles(
       t,
       [...orders.values()].map((o) => o.order),
@@ -211,12 +222,14 @@ export const partnerExecutions = defineCheck({
     );
     const orderOf = (user: Actor) => orders.get(user)!.orderId;
 
-    const report = async (apiKey: string, query = '') => {
-      const ex = await partner(t, `/partners/me/executions${query}`, { 'X-Service-Key': apiKey });
-      return { ex, rows: rowsOf(t, 'OA-REP-017', ex) };
-    };
-    const charged = await report(charging.apiKey);
-    const uncharged = await report(free.apiKey);
+    const reportEx = (apiKey: string, query = '') => partner(t, `/partners/me/executions${query}`, { 'X-Service-Key': apiKey });
+    const judged = (ex: Exchange) => ({ ex, rows: rowsOf(t, 'OA-REP-017', ex) });
+    const report = async (apiKey: string, query = '') => judged(await reportEx(apiKey, query));
+    const [charged, uncharged] = await atOnce(
+      t,
+      () => report(charging.apiKey),
+      () => report(free.apiKey),
+    );
     const of = (rows: Record<string, unknown>[], user: Actor) => rows.filter((r) => r.orderId === orderOf(user));
     for (const [user, list] of [
       [alice, charged],
@@ -272,7 +285,13 @@ export const partnerExecutions = defineCheck({
       },
     );
 
-    const mine = await report(charging.apiKey, `?userId=${encodeURIComponent(alice.userId)}`);
+    // The user filter, and the time filter at the clock's time: independent reads, at once; judged in turn.
+    const [mineEx, sinceEx] = await atOnce(
+      t,
+      () => reportEx(charging.apiKey, `?userId=${encodeURIComponent(alice.userId)}`),
+      async () => reportEx(charging.apiKey, `?createdAtGte=${encodeURIComponent(await t.control.clock())}`),
+    );
+    const mine = judged(mineEx);
     const expected = of(charged.rows, alice).map((r) => r.id);
     t.expect('OA-REP-018', mine.rows.every((r) => r.orderId === orderOf(alice)) && expected.every((id) => idsIn(mine.rows).includes(id)), {
       documented: `userId=${alice.userId}: only, and all of, the rows of that user's order ${orderOf(alice)} (bob's ${orderOf(bob)} left out)`,
@@ -280,7 +299,7 @@ export const partnerExecutions = defineCheck({
       exchange: mine.ex,
     });
 
-    const since = await report(charging.apiKey, `?createdAtGte=${encodeURIComponent(await t.control.clock())}`);
+    const since = judged(sinceEx);
     t.note(
       `OA-REP-021: createdAtGte=now on /partners/me/executions answered ${since.ex.response.status} with ${since.rows.length} rows of ${charged.rows.length}`,
     );
@@ -310,14 +329,17 @@ export const partnerReadsHoldTheInvariants = defineCheck({
   profile: 'readonly',
   async run(t: CheckContext) {
     // Reads only, with the partner key: whatever orders and executions the tenant has are judged, nothing is created.
-    const listed = await partner(t, '/partners/me/orders');
+    const [listed, executions] = await atOnce(
+      t,
+      () => partner(t, '/partners/me/orders'),
+      () => partner(t, '/partners/me/executions'),
+    );
     const rows = rowsOf(t, 'OA-REP-001', listed);
     t.expect('OA-REP-020', rows.length <= LIST_CAP, {
       documented: `at most ${LIST_CAP} order rows`,
       received: rows.length,
       exchange: listed,
     });
-    const executions = await partner(t, '/partners/me/executions');
     const executionRows = rowsOf(t, 'OA-REP-017', executions);
     if (rows.length === 0 && executionRows.length === 0)
       t.skip('the tenant has no order and no execution yet: no invariant to judge without creating one');
@@ -325,8 +347,11 @@ export const partnerReadsHoldTheInvariants = defineCheck({
       expectOrderInvariants(t, row, { scope: 'partner', exchange: listed });
       expectNoTenantFields(t, row, listed);
     }
-    for (const row of rows.slice(0, PASSIVE_DETAIL_READS)) {
-      const one = await partner(t, `/partners/me/orders/${String(row.id)}`);
+    // The details are independent reads: up to the run's check slots at once, judged in the list's order.
+    const details = rows.slice(0, PASSIVE_DETAIL_READS);
+    const reads = await mapAtMost(details, sweepWidth(t.env), (row) => partner(t, `/partners/me/orders/${String(row.id)}`));
+    for (const [i, row] of details.entries()) {
+      const one = reads[i]!;
       const d = dataOf(one);
       t.expect('OA-REP-013', is2xx(one) && d?.id === row.id, {
         documented: `2xx with the listed order ${String(row.id)}`,

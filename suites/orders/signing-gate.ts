@@ -158,12 +158,23 @@ export function decodeForSigning(base64: string): DecodedTransaction {
   };
 }
 
+/** The associated token account of `owner` for `mint` under the token `program` (a pure derivation, each made once). */
 export function associatedTokenAccount(owner: string, mint: string, program: string): string {
-  return PublicKey.findProgramAddressSync(
-    [new PublicKey(owner).toBuffer(), new PublicKey(program).toBuffer(), new PublicKey(mint).toBuffer()],
-    new PublicKey(ASSOCIATED_TOKEN_PROGRAM),
-  )[0].toBase58();
+  const key = `${owner} ${mint} ${program}`;
+  let address = derived.get(key);
+  if (address === undefined) {
+    address = PublicKey.findProgramAddressSync(
+      [new PublicKey(owner).toBuffer(), new PublicKey(program).toBuffer(), new PublicKey(mint).toBuffer()],
+      new PublicKey(ASSOCIATED_TOKEN_PROGRAM),
+    )[0].toBase58();
+    if (derived.size >= 10_000) derived.clear();
+    derived.set(key, address);
+  }
+  return address;
 }
+
+/** associatedTokenAccount's answers, by owner, mint and program; forgotten all at once when full. */
+const derived = new Map<string, string>();
 
 const short = (key: string, names: Record<string, string>) => names[key] ?? key;
 

@@ -166,6 +166,28 @@ export function compileRoute(
   tables: ReadonlyMap<string, readonly string[]>,
   tableKeys: readonly string[],
 ): CompiledRoute | undefined {
+  // A pure function of its inputs, and up to 2^6 compilations: a route seen before (the same quote sampled again, by
+  // another check or property) is compiled once.
+  const used = [...new Set(tableKeys)].filter((k) => tables.has(k));
+  const key = JSON.stringify([instructions.map((ix) => [ix.p, ix.a, ix.d]), payer, used.map((k) => [k, tables.get(k)])]);
+  if (!compiled.has(key)) {
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, compileRouteOnce(instructions, payer, tables, used));
+  }
+  const hit = compiled.get(key);
+  return hit && { ...hit, tablesUsed: [...hit.tablesUsed] };
+}
+
+/** compileRoute's results, by their inputs; forgotten all at once when full. */
+const compiled = new Map<string, CompiledRoute | undefined>();
+const MAX_COMPILED = 2_000;
+
+function compileRouteOnce(
+  instructions: Instruction[],
+  payer: string,
+  tables: ReadonlyMap<string, readonly string[]>,
+  tableKeys: readonly string[],
+): CompiledRoute | undefined {
   const ixs = instructions.map(
     (ix) =>
       new TransactionInstruction({
@@ -174,20 +196,18 @@ export function compileRoute(
         data: dataOf(ix),
       }),
   );
-  const accounts = [...new Set(tableKeys)]
-    .filter((k) => tables.has(k))
-    .map(
-      (key) =>
-        new AddressLookupTableAccount({
-          key: new PublicKey(key),
-          state: {
-            deactivationSlot: BigInt('18446744073709551615'),
-            lastExtendedSlot: 0,
-            lastExtendedSlotStartIndex: 0,
-            addresses: (tables.get(key) ?? []).map((a) => new PublicKey(a)),
-          },
-        }),
-    );
+  const accounts = tableKeys.map(
+    (key) =>
+      new AddressLookupTableAccount({
+        key: new PublicKey(key),
+        state: {
+          deactivationSlot: BigInt('18446744073709551615'),
+          lastExtendedSlot: 0,
+          lastExtendedSlotStartIndex: 0,
+          addresses: (tables.get(key) ?? []).map((a) => new PublicKey(a)),
+        },
+      }),
+  );
   const blockhash = bs58.encode(Buffer.alloc(32, 7));
   const exhaustive = accounts.length <= MAX_TABLE_SUBSETS;
   const subsets = exhaustive

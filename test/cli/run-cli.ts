@@ -41,7 +41,7 @@ function ran(child: ChildProcess): Promise<Ran> {
 
 /** The CLI started, not awaited: `detached` puts it in a process group of its own, as a terminal's Ctrl-C reaches it. */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, detached = false): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'bin/conformance.ts', ...args], { cwd: ROOT, env: cleanEnv(env), detached });
+  return spawn(process.execPath, ['bin/conformance.mjs', ...args], { cwd: ROOT, env: cleanEnv(env), detached });
 }
 
 /** Another command of bin/ (`bin/serve.ts`, ...), run as `cli` runs the CLI. */

@@ -206,9 +206,22 @@ export async function readDetail(
   orderId: string,
   held = false,
 ): Promise<{ ex: Exchange; order: Row }> {
+  return (await fetchDetail(t, user, type, orderId, held))();
+}
+
+/** readDetail now, judged when the answer is called (steps/dca.ts fetchDca: reads sent at once, judged in turn). */
+export async function fetchDetail(
+  t: CheckContext,
+  user: Funded,
+  type: OrderType,
+  orderId: string,
+  held = false,
+): Promise<() => { ex: Exchange; order: Row }> {
   const { ex, data } = await readPath(t, user, `${DETAIL_PATHS[type]}/${orderId}`);
-  if (held) expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
-  return { ex, order: data as Row };
+  return () => {
+    if (held) expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
+    return { ex, order: data as Row };
+  };
 }
 
 /**

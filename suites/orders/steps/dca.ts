@@ -6,7 +6,7 @@ import { SetupFailed } from '../../harness/failure.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
 import { isObject } from '../../shared/values.ts';
 import { expectFeeSnapshotWhole, expectOrderInvariants } from '../order-invariants.ts';
-import { type Created, createOrder, dcaRequest, decodeTransaction, type Funded, intentUser, signedModify } from '../orders.ts';
+import { atOnce, type Created, createOrder, dcaRequest, decodeTransaction, type Funded, intentUser, signedModify } from '../orders.ts';
 import { asUser } from '../users.ts';
 
 /**
@@ -31,41 +31,83 @@ export async function readPath(t: CheckContext, user: Actor, path: string): Prom
   return { ex, data };
 }
 
+/*
+ * The fetch* reads answer a function that judges what was read when called: reads sent at once (atOnce) are judged
+ * in the order the check gives, as when they were sent one after another (t.expect stops at the first failure).
+ */
+
 /** GET /dca/{id}, held to the passive order invariants. */
 export async function readDca(t: CheckContext, user: Actor, orderId: string): Promise<{ ex: Exchange; order: Row }> {
+  return (await fetchDca(t, user, orderId))();
+}
+
+/** GET /dca/{id} now; held to the passive order invariants when the answer is called. */
+export async function fetchDca(t: CheckContext, user: Actor, orderId: string): Promise<() => { ex: Exchange; order: Row }> {
   const { ex, data } = await readPath(t, user, `/dca/${orderId}`);
-  expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
-  return { ex, order: data };
+  return () => {
+    expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
+    return { ex, order: data as Row };
+  };
 }
 
 /** GET /orders/{id}/executions; every row's fee snapshot is whole (OA-EXEC-017). */
 export async function readExecutions(t: CheckContext, user: Actor, orderId: string): Promise<{ ex: Exchange; rows: Row[] }> {
+  return (await fetchExecutions(t, user, orderId))();
+}
+
+/** GET /orders/{id}/executions now; each row's fee snapshot held whole (OA-EXEC-017) when the answer is called. */
+export async function fetchExecutions(t: CheckContext, user: Actor, orderId: string): Promise<() => { ex: Exchange; rows: Row[] }> {
   const { ex, data } = await readPath(t, user, `/orders/${orderId}/executions`);
-  const rows = (Array.isArray(data) ? data : []).filter(isObject);
-  for (const row of rows) expectFeeSnapshotWhole(t, row, ex);
-  return { ex, rows };
+  return () => {
+    const rows = (Array.isArray(data) ? data : []).filter(isObject);
+    for (const row of rows) expectFeeSnapshotWhole(t, row, ex);
+    return { ex, rows };
+  };
 }
 
 /** The manager's totalBalance of `mint` (GET /me/balance), 0 without a row. */
 export async function managerBalance(t: CheckContext, user: Actor, mint: unknown): Promise<bigint> {
-  const { data } = await readPath(t, user, '/me/balance');
-  const rows = isObject(data) && Array.isArray(data.balances) ? data.balances.filter(isObject) : [];
-  const row = rows.find((r) => r.mint === mint);
-  return BigInt(typeof row?.totalBalance === 'string' ? row.totalBalance : '0');
+  return (await managerBalances(t, user))(mint);
 }
 
-/** Advances the clock to just past `atIso` (or by `fallbackSeconds` when there is no time to aim at). */
-export async function advancePast(t: CheckContext, atIso: unknown, fallbackSeconds: number): Promise<void> {
-  const now = Date.parse(await t.control.clock());
+/** One GET /me/balance: the manager's totalBalance by mint, 0 without a row (for a read sent before the mint is known). */
+export async function managerBalances(t: CheckContext, user: Actor): Promise<(mint: unknown) => bigint> {
+  const { data } = await readPath(t, user, '/me/balance');
+  const rows = isObject(data) && Array.isArray(data.balances) ? data.balances.filter(isObject) : [];
+  return (mint) => {
+    const row = rows.find((r) => r.mint === mint);
+    return BigInt(typeof row?.totalBalance === 'string' ? row.totalBalance : '0');
+  };
+}
+
+/**
+ * Advances the clock to just past `atIso` (or by `fallbackSeconds` when there is no time to aim at), from `nowIso`: a
+ * clock answer read at once with what gave `atIso` (a clock that moved since only ends further past), else read here.
+ */
+export async function advancePast(t: CheckContext, atIso: unknown, fallbackSeconds: number, nowIso?: string): Promise<void> {
+  const now = Date.parse(nowIso ?? (await t.control.clock()));
   const target = typeof atIso === 'string' && !Number.isNaN(Date.parse(atIso)) ? Date.parse(atIso) : now + fallbackSeconds * 1000;
   await t.control.advanceClock(Math.max(1, Math.ceil((target - now) / 1000) + 1));
 }
 
-/** Runs `body` with `faults` set, restoring `restore` afterwards whatever happens. */
-export async function withFaults<T>(t: CheckContext, faults: Faults, restore: Faults, body: () => Promise<T>): Promise<T> {
-  await t.control.setFaults(faults);
+/**
+ * Runs `body` with `faults` set, restoring `restore` afterwards whatever happens. With `clock`, the clock is read at
+ * once with the fault set (setting a fault does not move the clock) and its answer handed to `body` (for advancePast).
+ */
+export async function withFaults<T>(
+  t: CheckContext,
+  faults: Faults,
+  restore: Faults,
+  body: (now: string | undefined) => Promise<T>,
+  { clock = false } = {},
+): Promise<T> {
+  const [, now] = await atOnce(
+    t,
+    () => t.control.setFaults(faults),
+    async () => (clock ? await t.control.clock() : undefined),
+  );
   try {
-    return await body();
+    return await body(now);
   } finally {
     await t.control.setFaults(restore);
   }

@@ -3,7 +3,18 @@ import type { CheckContext } from '../../harness/check.ts';
 import type { Exchange } from '../../harness/exchange.ts';
 import { SetupFailed } from '../../harness/failure.ts';
 import { isObject } from '../../shared/values.ts';
-import { dcaRequest, fundUser, INT, type IntentRequest, ISO_8601, pendingIntent, postConfirm, signedDeposit, UUID_V4 } from '../orders.ts';
+import {
+  atOnce,
+  dcaRequest,
+  fundUser,
+  INT,
+  type IntentRequest,
+  ISO_8601,
+  pendingIntent,
+  postConfirm,
+  signedDeposit,
+  UUID_V4,
+} from '../orders.ts';
 import { correctBody, postOnboard, testWallet } from '../users.ts';
 import { advancePast, type Actor, type Row } from './dca.ts';
 import type { RuleId } from '../../../generators/vocabulary.ts';
@@ -72,11 +83,18 @@ export function expectExecutionRows(
   }
 }
 
-/** A user onboarded on the tenant of `apiKey` (its requests carry that X-Service-Key) and funded with `usdcAmount`. */
+/**
+ * A user onboarded on the tenant of `apiKey` (its requests carry that X-Service-Key) and funded with `usdcAmount`: the
+ * onboarding and the funding of its wallet (through the control API, which needs no user) at once.
+ */
 export async function tenantUser(t: CheckContext, apiKey: string, usdcAmount?: string): Promise<Actor> {
   const headers = { 'X-Service-Key': apiKey };
   const wallet = testWallet(t);
-  const onboard = await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), apiKey);
+  const [onboard] = await atOnce(
+    t,
+    async () => await postOnboard(t, await correctBody(t, wallet.sub, wallet.keypair), apiKey),
+    () => fundUser(t, wallet.keypair.publicKey.toBase58(), usdcAmount),
+  );
   const d = dataOf(onboard);
   if (!is2xx(onboard) || typeof d?.userId !== 'string' || typeof d.walletAddress !== 'string')
     throw new SetupFailed(`onboarding on the new tenant answered ${onboard.response.status}`, onboard);
@@ -88,7 +106,6 @@ export async function tenantUser(t: CheckContext, apiKey: string, usdcAmount?: s
     keypair: wallet.keypair,
     headers,
   };
-  await fundUser(t, user.userPubkey, usdcAmount);
   return user;
 }
 

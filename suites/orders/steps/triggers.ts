@@ -111,7 +111,15 @@ async function setPair(t: CheckContext, m: Market, pair: bigint): Promise<void> 
 
 /** Each market at its pair price, set at once; the clock then moves on a little, once for all. */
 export async function moveAll(t: CheckContext, moves: ReadonlyArray<readonly [Market, bigint]>): Promise<void> {
-  await inOrder(moves.map(([m, pair]) => setPair(t, m, pair)));
+  // At once, but one after another under --max-concurrency 1 (control requests count too).
+  await atOnce(
+    t,
+    ...moves.map(
+      ([m, pair]) =>
+        () =>
+          setPair(t, m, pair),
+    ),
+  );
   await t.control.advanceClock(STEP_SECONDS);
 }
 

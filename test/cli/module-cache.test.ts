@@ -1,0 +1,31 @@
+/**
+ * Where the CLI keeps vitest's transformed modules between runs (bin/conformance.ts moduleCacheDir, issue 17): beside
+ * the package in a node_modules folder by default, where CONFORMANCE_CACHE_DIR says, nowhere with `off` or when the
+ * folder cannot be written.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { moduleCacheDir } from '../../bin/conformance.ts';
+
+const scratch = () => mkdtempSync(join(tmpdir(), 'module-cache-'));
+
+test('a clone keeps it in its own node_modules, an installed package in the node_modules it is installed in', () => {
+  const clone = scratch();
+  expect(moduleCacheDir({}, clone)).toBe(join(clone, 'node_modules/.cache/solana-trading-conformance/modules'));
+  const project = scratch();
+  const installed = join(project, 'node_modules', 'solana-trading-conformance');
+  const dir = moduleCacheDir({}, installed);
+  expect(dir).toBe(join(project, 'node_modules/.cache/solana-trading-conformance/modules'));
+  expect(existsSync(dir!)).toBe(true);
+});
+
+test('CONFORMANCE_CACHE_DIR names the folder; `off`, or a folder that cannot be made, means no cache', () => {
+  const asked = join(scratch(), 'elsewhere');
+  expect(moduleCacheDir({ CONFORMANCE_CACHE_DIR: asked }, scratch())).toBe(asked);
+  expect(moduleCacheDir({ CONFORMANCE_CACHE_DIR: 'off' }, scratch())).toBeUndefined();
+  const file = join(scratch(), 'a-file');
+  writeFileSync(file, '');
+  expect(moduleCacheDir({ CONFORMANCE_CACHE_DIR: join(file, 'cache') }, scratch())).toBeUndefined();
+});
