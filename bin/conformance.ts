@@ -460,9 +460,10 @@ function loadVitest() {
 /**
  * Where vitest keeps the suite's transformed modules between runs (its experimental `fsModuleCache`: each file's
  * cached form is keyed by its content, vitest's version and config, so a changed file is transformed again; about a
- * second of a run's start, issue 17). CONFORMANCE_CACHE_DIR names the folder, `off` turns the cache off; by default
- * `.cache/solana-trading-conformance/modules` in the node_modules beside the package (a clone's own, or the one the
- * package is installed in). Undefined, no cache, when the folder cannot be made or written.
+ * second of a run's start, issue 17): `modules` in CONFORMANCE_CACHE_DIR (`off` turns the cache off), by default in
+ * `.cache/solana-trading-conformance` of the node_modules beside the package (a clone's own, or the one the package is
+ * installed in). A folder of its own, since vitest empties it when the lockfile changes. Undefined, no cache, when it
+ * cannot be made or written, or when someone else could write in it (the run executes what it holds).
  */
 export function moduleCacheDir(env: NodeJS.ProcessEnv = process.env, root = ROOT): string | undefined {
   const asked = env.CONFORMANCE_CACHE_DIR;
@@ -470,10 +471,12 @@ export function moduleCacheDir(env: NodeJS.ProcessEnv = process.env, root = ROOT
   const parts = resolve(root).split(sep);
   const installedIn = parts.lastIndexOf('node_modules');
   const nodeModules = installedIn >= 0 ? parts.slice(0, installedIn + 1).join(sep) : join(root, 'node_modules');
-  const dir = asked ? resolve(asked) : join(nodeModules, '.cache', 'solana-trading-conformance', 'modules');
+  const dir = join(asked ? resolve(asked) : join(nodeModules, '.cache', 'solana-trading-conformance'), 'modules');
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
+    const { uid, mode } = statSync(dir);
+    if ((process.getuid && uid !== process.getuid()) || (mode & 0o022) !== 0) return undefined;
     return dir;
   } catch {
     return undefined;

@@ -236,18 +236,28 @@ export function retryAfterBudget(): RetryAfterBudget {
 /**
  * `fn` over `items`, at most `width` at once (0: all at once), each started in the items' order; the results in the
  * items' order. Width 1 is one after another. The requests they send still obey the run's budget (Pacer,
- * ConcurrencyLimit): the width only bounds how many independent tasks are under way.
+ * ConcurrencyLimit): the width only bounds how many independent tasks are under way. The first failure (in time) is
+ * thrown once every task under way has ended; no item starts after it.
  */
 export async function mapAtMost<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const i = next++;
-      results[i] = await fn(items[i]!, i);
+      try {
+        results[i] = await fn(items[i]!, i);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
     }
   };
   const n = width > 0 ? Math.min(width, items.length) : items.length;
-  await Promise.all(Array.from({ length: n }, worker));
+  // After a failure no item starts, and the ones under way end before it is thrown (nothing outlives the caller).
+  const settled = await Promise.allSettled(Array.from({ length: n }, worker));
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) throw failure.reason;
   return results;
 }

@@ -9,7 +9,6 @@ import { DEFAULT_MAX_CONCURRENCY, mapAtMost } from '../harness/pacer.ts';
 import { checkSlots } from '../harness/schedule.ts';
 import { NATIVE_MINT, TERMINAL_STATUSES, signedWithdrawal } from './orders.ts';
 import { SigningRefused } from './signing-gate.ts';
-import { SetupFailed } from '../harness/failure.ts';
 import { builtTransaction } from './steps/withdrawals.ts';
 import { walletOfSub } from './users.ts';
 
@@ -17,11 +16,10 @@ import { walletOfSub } from './users.ts';
  * The end of a `full` run (DESIGN.md, Profiles: "Every order it creates is cleaned up (cancel + withdraw) even when a
  * test fails"), in four steps:
  * 1. the orders: every order the run created (harness/ledger.ts) and every order GET /me/orders lists for a user the
- *    run onboarded that is not terminal and withdrawn. One still running is cancelled, its withdrawal built by the
- *    same request (`{withdraw: true, userPubkey}`); a pending order-level withdrawal (one left pending by a check or
- *    a model sequence) is abandoned; then the funds of each terminal order are withdrawn to the user's wallet, signed
- *    with the wallet the run onboarded. Slice orders cannot be cancelled (CANCEL_NOT_SUPPORTED): they are left
- *    running, and said so.
+ *    run onboarded that is not terminal and withdrawn. One still running is cancelled; a pending order-level
+ *    withdrawal (one left pending by a check or a model sequence) is abandoned; then the funds of each terminal
+ *    order are withdrawn to the user's wallet, signed with the wallet the run onboarded. Slice orders cannot be
+ *    cancelled (CANCEL_NOT_SUPPORTED): they are left running, and said so.
  * 2. what no order owns any more: a wallet-level withdraw-max of every mint with availableToWithdraw > 0 of every
  *    manager the run used.
  * 3. the managers: after it, each holds nothing withdrawable; what orders left running lock stays, named (read
@@ -215,7 +213,6 @@ export async function cleanUpCreatedOrders(
   const outcomes = new Array<OrderOutcome>(all.length);
   const managerOutcomes = new Array<ManagerOutcome>(everyUser.length);
   const done = { orders: 0, managers: 0 };
-  const cancelWith: CancelWithWithdraw = { carriesTransaction: true };
   const counts = () => `${done.orders} of ${all.length} order(s) and ${done.managers} of ${everyUser.length} manager(s) done, ${seconds()}`;
   progress(
     `${all.length} order(s) to cancel and withdraw (${found.length} found by listing), then ${everyUser.length} manager(s) to empty`,
@@ -225,7 +222,7 @@ export async function cleanUpCreatedOrders(
   try {
     await mapAtMost([...chains.values()], width, async (c) => {
       for (const i of c.orders) {
-        outcomes[i] = await cleanOrder(all[i]!, listed.get(userKey(all[i]!))?.get(all[i]!.orderId), as, cancelWith);
+        outcomes[i] = await cleanOrder(all[i]!, listed.get(userKey(all[i]!))?.get(all[i]!.orderId), as);
         done.orders++;
       }
       // 2 and 3. Withdraw-max of every manager, then what each still holds.
@@ -284,87 +281,35 @@ interface OrderOutcome {
   withdrawn?: boolean;
 }
 
-/**
- * Whether a cancel `{withdraw: true, userPubkey}` hands out a withdrawal transaction the suite can sign (its answer's
- * fields are not shown, UNKNOWNS.md O12): assumed until an answer carries none where the suite reads it or one the
- * signing gate refuses; that withdrawal is abandoned, and from then on running orders are cancelled with
- * `{withdraw: false}` and their withdrawal built apart, as the other terminal orders'.
- */
-interface CancelWithWithdraw {
-  carriesTransaction: boolean;
-}
-
-/** The withdrawal a cancel `{withdraw: true}` built, or undefined when its answer carries none the gate can read. */
-function builtByCancel(cancel: Exchange, orderId: string): ReturnType<typeof builtTransaction> | undefined {
-  try {
-    return builtTransaction(cancel, `POST /orders/${orderId}/cancel`);
-  } catch (e) {
-    if (e instanceof SetupFailed) return undefined;
-    throw e;
-  }
-}
-
-/**
- * Step 1 for one order (`row`: as its user lists it): cancel it if it runs (building its withdrawal in the same request
- * when it has none yet), abandon a pending withdrawal, withdraw.
- */
-async function cleanOrder(
-  o: CreatedOrder,
-  row: Record<string, unknown> | undefined,
-  as: UserRequest,
-  cancelWith: CancelWithWithdraw,
-): Promise<OrderOutcome> {
+/** Step 1 for one order (`row`: as its user lists it): cancel it if it runs, abandon a pending withdrawal, withdraw. */
+async function cleanOrder(o: CreatedOrder, row: Record<string, unknown> | undefined, as: UserRequest): Promise<OrderOutcome> {
   const out: OrderOutcome = {};
   const leave = (reason: string, status?: string): OrderOutcome => ({ ...out, left: { reason, status } });
   try {
     if (!row) return leave('not listed by GET /me/orders any more');
     let status = String(row.status);
-    const wallet = walletOfSub(o.sub);
-    const signer = wallet && { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) };
-    let signedTransaction: string | undefined;
     if (!TERMINAL_STATUSES.includes(status)) {
       if (row.orderType === 'slice') return leave(SLICE_LEFT, status);
-      const withdrawToo = signer !== undefined && row.withdrawalStatus === 'none' && cancelWith.carriesTransaction;
-      const cancel = await as(
-        o,
-        'POST',
-        `/orders/${o.orderId}/cancel`,
-        withdrawToo ? { withdraw: true, userPubkey: signer.userPubkey } : { withdraw: false },
-      );
-      const code = String(errorCode(cancel));
-      // A build that failed leaves the order cancelled (documented); its withdrawal is built apart below.
-      const buildFailed = withdrawToo && cancel.response.status === 500 && code === 'WITHDRAWAL_BUILD_FAILED';
-      if (!is2xx(cancel) && !DONE.has(code) && !buildFailed) return leave(`cancel answered ${answer(cancel)}`, status);
-      if (is2xx(cancel) || buildFailed) out.cancelled = true;
-      if (is2xx(cancel) && withdrawToo) {
-        const built = builtByCancel(cancel, o.orderId);
-        const signed = built && gated(() => signedWithdrawal(built, signer));
-        if (typeof signed === 'string') signedTransaction = signed;
-        else {
-          // None where the suite reads it, or one the gate refuses: that withdrawal is abandoned and built apart.
-          cancelWith.carriesTransaction = false;
-          const abandon = await as(o, 'POST', `/orders/${o.orderId}/withdraw/abandon`, {});
-          if (!is2xx(abandon)) return leave(`abandon of the withdrawal its cancel built answered ${answer(abandon)}`, 'cancelled');
-        }
-      }
+      const cancel = await as(o, 'POST', `/orders/${o.orderId}/cancel`, { withdraw: false });
+      if (!is2xx(cancel) && !DONE.has(String(errorCode(cancel)))) return leave(`cancel answered ${answer(cancel)}`, status);
+      if (is2xx(cancel)) out.cancelled = true;
       status = 'cancelled';
     }
     if (row.withdrawalStatus === 'completed') return out;
-    if (!signer) return leave(`${status}: its funds stay in the manager (no wallet of this run signs for ${o.sub})`);
-    if (signedTransaction === undefined) {
-      if (row.withdrawalStatus === 'pending') {
-        const abandon = await as(o, 'POST', `/orders/${o.orderId}/withdraw/abandon`, {});
-        if (!is2xx(abandon)) return leave(`abandon of its pending withdrawal answered ${answer(abandon)}`, status);
-        out.abandoned = true;
-      }
-      const build = await as(o, 'POST', `/orders/${o.orderId}/withdraw`, {});
-      if (!is2xx(build))
-        return DONE.has(String(errorCode(build))) ? out : leave(`order-level withdrawal answered ${answer(build)}`, status);
-      const built = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
-      const signed = gated(() => signedWithdrawal(built, signer));
-      if (typeof signed !== 'string') return leave(signed.refused, status);
-      signedTransaction = signed;
+    const wallet = walletOfSub(o.sub);
+    if (!wallet) return leave(`${status}: its funds stay in the manager (no wallet of this run signs for ${o.sub})`);
+    if (row.withdrawalStatus === 'pending') {
+      const abandon = await as(o, 'POST', `/orders/${o.orderId}/withdraw/abandon`, {});
+      if (!is2xx(abandon)) return leave(`abandon of its pending withdrawal answered ${answer(abandon)}`, status);
+      out.abandoned = true;
     }
+    const build = await as(o, 'POST', `/orders/${o.orderId}/withdraw`, {});
+    if (!is2xx(build)) return DONE.has(String(errorCode(build))) ? out : leave(`order-level withdrawal answered ${answer(build)}`, status);
+    const built = builtTransaction(build, `POST /orders/${o.orderId}/withdraw`);
+    const signedTransaction = gated(() =>
+      signedWithdrawal(built, { keypair: wallet, userPubkey: wallet.publicKey.toBase58(), walletAddress: String(row.walletAddress) }),
+    );
+    if (typeof signedTransaction !== 'string') return leave(signedTransaction.refused, status);
     const confirm = await as(o, 'POST', `/orders/${o.orderId}/withdraw/confirm`, { signedTransaction });
     if (!is2xx(confirm)) return leave(`order-level withdrawal confirm answered ${answer(confirm)}`, status);
     out.withdrawn = true;

@@ -17,6 +17,7 @@ import {
   withFaults,
 } from './steps/dca.ts';
 import { USER_ORDER_RULES } from './steps/invariant-rules.ts';
+import { serviceNow } from './users.ts';
 
 /**
  * DCA orders after creation (area DCA; "After activation a DCA order runs its cycles on its own"; Order: cyclesCompleted,
@@ -78,8 +79,9 @@ export const dcaBeforeItsFirstCycle = defineCheck({
 
 /** A startAt ten minutes into the service's future. */
 async function futureStartAt(t: CheckContext): Promise<string> {
-  const now = t.control.has('clock') ? Date.parse(await t.control.clock()) : Date.now();
-  return new Date(now + 600_000).toISOString();
+  // The service's time (its virtual clock, else its Date): a staging's clock may run ahead of this machine's.
+  const { now } = await serviceNow(t);
+  return new Date(now.getTime() + 600_000).toISOString();
 }
 
 export const dcaWithFutureStartIsPending = defineCheck({

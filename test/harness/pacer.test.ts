@@ -598,4 +598,18 @@ describe('mapAtMost (independent tasks at once, e.g. the end-of-run cleanup)', (
     expect((await trace(6, 0)).peak).toBe(6);
     expect(await mapAtMost([], 3, async () => 1)).toEqual([]);
   });
+
+  test('a failure: no item starts after it, and the tasks under way end before it is thrown', async () => {
+    const started: number[] = [];
+    const ended: number[] = [];
+    const run = mapAtMost([0, 1, 2, 3, 4, 5], 2, async (item) => {
+      started.push(item);
+      for (let k = 0; k < (item === 1 ? 1 : 5); k++) await Promise.resolve();
+      if (item === 1) throw new Error('item 1');
+      ended.push(item);
+    });
+    await expect(run).rejects.toThrow('item 1');
+    expect(started).toEqual([0, 1]);
+    expect(ended).toEqual([0]);
+  });
 });

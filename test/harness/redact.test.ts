@@ -36,8 +36,9 @@ describe('redact: a secret, whole or in pieces', () => {
     const b = `${randomBytes(30).toString('base64')}+/=`;
     registerSecret(a, 'QUOTES_API_KEY');
     registerSecret(b, 'TEST_WALLET_SECRET_KEY');
-    expect(redact(`x${a.slice(10, 30)}y`)).toBe('x[part of $QUOTES_API_KEY]y');
-    expect(redact(`x${a.slice(0, 12)}${a.slice(20, 32)}y`)).toBe('x[part of $QUOTES_API_KEY]y'); // touching: one stretch
+    // Around the pieces, characters no key holds (an `x` before a.slice(10) would be part of it when a[9] is `x`).
+    expect(redact(`(${a.slice(10, 30)})`)).toBe('([part of $QUOTES_API_KEY])');
+    expect(redact(`(${a.slice(0, 12)}${a.slice(20, 32)})`)).toBe('([part of $QUOTES_API_KEY])'); // touching: one stretch
     expect(redact(`${a}${b}`)).toBe('$QUOTES_API_KEY$TEST_WALLET_SECRET_KEY');
     expect(redact(`k=${encodeURIComponent(b)}`)).toBe('k=$TEST_WALLET_SECRET_KEY');
     expect(redact(`k=${encodeURIComponent(b).slice(5)}`)).toBe('k=[part of $TEST_WALLET_SECRET_KEY]');

@@ -101,12 +101,13 @@ export async function withFaults<T>(
   body: (now: string | undefined) => Promise<T>,
   { clock = false } = {},
 ): Promise<T> {
-  const [, now] = await atOnce(
-    t,
-    () => t.control.setFaults(faults),
-    async () => (clock ? await t.control.clock() : undefined),
-  );
   try {
+    // Inside the try: a clock read that fails after the fault was set still restores it.
+    const [, now] = await atOnce(
+      t,
+      () => t.control.setFaults(faults),
+      async () => (clock ? await t.control.clock() : undefined),
+    );
     return await body(now);
   } finally {
     await t.control.setFaults(restore);
