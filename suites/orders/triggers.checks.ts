@@ -6,6 +6,7 @@ import {
   executions,
   FIRED,
   firesExactly,
+  fixedThenRandomWalks,
   inOrder,
   type Market,
   market,
@@ -20,7 +21,6 @@ import {
   START,
   STOP,
   type Step,
-  ticksAround,
   walk,
   walks,
 } from './steps/triggers.ts';
@@ -184,20 +184,11 @@ export const stopLossFiresAtItsTrigger = defineCheck({
         pair,
         pair <= BigInt(String(order.currentTriggerPrice)),
       );
-    const walkStops = async (paths: readonly (readonly bigint[])[]) =>
-      void (await walks(
-        t,
-        ms,
-        'stop_loss',
-        STOP,
-        paths,
-        paths.map(() => step),
-      ));
-    await walkStops([
+    const fixed = [
       [625_000n, 500_000n],
       [500_001n, 500_000n],
-    ]);
-    await t.property('OA-TRIG-024', pathsAtOnce(t, 5, ticksAround(500_000n)), walkStops, 1);
+    ];
+    await fixedThenRandomWalks(t, ms, 'OA-TRIG-024', { type: 'stop_loss', values: STOP }, fixed, [500_000n], step);
   },
 });
 
@@ -211,20 +202,19 @@ export const takeProfitFiresAtItsTrigger = defineCheck({
     const ms = await markets(t, Math.max(2, runs(t)));
     const step: Step = ({ ex, order }, pair) =>
       firesExactly(t, 'OA-TRIG-025', 'a take_profit at triggerPrice 2000000', order, ex, pair, pair >= 2_000_000n);
-    const walkTakes = async (paths: readonly (readonly bigint[])[]) =>
-      void (await walks(
-        t,
-        ms,
-        'take_profit',
-        { triggerPrice: '2000000' },
-        paths,
-        paths.map(() => step),
-      ));
-    await walkTakes([
+    const fixed = [
       [1_600_000n, 2_000_000n],
       [1_999_999n, 2_000_000n],
-    ]);
-    await t.property('OA-TRIG-025', pathsAtOnce(t, 5, ticksAround(2_000_000n)), walkTakes, 1);
+    ];
+    await fixedThenRandomWalks(
+      t,
+      ms,
+      'OA-TRIG-025',
+      { type: 'take_profit', values: { triggerPrice: '2000000' } },
+      fixed,
+      [2_000_000n],
+      step,
+    );
   },
 });
 
@@ -238,15 +228,8 @@ export const ocoFiresOnEitherLeg = defineCheck({
     const ms = await markets(t, Math.max(3, runs(t)));
     const step: Step = ({ ex, order }, pair) =>
       firesExactly(t, 'OA-TRIG-026', 'an oco with legs 500000 and 2000000', order, ex, pair, pair <= 500_000n || pair >= 2_000_000n);
-    const walkOcos = async (paths: readonly (readonly bigint[])[]) => {
-      const ended = await walks(
-        t,
-        ms,
-        'oco',
-        OCO,
-        paths,
-        paths.map(() => step),
-      );
+    // A completed oco filled exactly one leg: one execution row.
+    const oneRowEach = async (ended: Array<{ id: string; status: unknown }>) => {
       const completed = ended.filter(({ status }) => status === 'completed');
       const listed = await inOrder(completed.map(({ id }) => executions(t, ms[0]!.user.sub, id)));
       for (const { ex, rows } of listed) {
@@ -257,12 +240,12 @@ export const ocoFiresOnEitherLeg = defineCheck({
         });
       }
     };
-    await walkOcos([
+    const fixed = [
       [1_250_000n, 2_000_000n],
       [800_000n, 500_000n],
       [1_999_999n, 500_001n, 500_000n],
-    ]);
-    await t.property('OA-TRIG-026', pathsAtOnce(t, 5, ticksAround(500_000n, 2_000_000n)), walkOcos, 1);
+    ];
+    await fixedThenRandomWalks(t, ms, 'OA-TRIG-026', { type: 'oco', values: OCO }, fixed, [500_000n, 2_000_000n], step, oneRowEach);
   },
 });
 

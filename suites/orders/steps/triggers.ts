@@ -194,6 +194,36 @@ export async function walks(
   return ids.map((id, i) => ({ id, status: status[i] }));
 }
 
+/**
+ * A firing check's walks (area TRIG): the `fixed` paths, then one property run of runs(t) random paths at once around
+ * the `edges` (a tick either side of each), every read judged by `step` under `rule`; `ended` sees how each set of walks
+ * ended (the orders' ids and last status).
+ */
+export async function fixedThenRandomWalks(
+  t: CheckContext,
+  ms: readonly Market[],
+  rule: RuleId,
+  order: { type: TriggerType; values: Record<string, unknown> },
+  fixed: readonly (readonly bigint[])[],
+  edges: readonly bigint[],
+  step: Step,
+  ended: (orders: Array<{ id: string; status: unknown }>) => Promise<void> = async () => {},
+): Promise<void> {
+  const walkAll = async (paths: readonly (readonly bigint[])[]) =>
+    await ended(
+      await walks(
+        t,
+        ms,
+        order.type,
+        order.values,
+        paths,
+        paths.map(() => step),
+      ),
+    );
+  await walkAll(fixed);
+  await t.property(rule, pathsAtOnce(t, 5, ticksAround(...edges)), walkAll, 1);
+}
+
 /** One walk alone (walks). */
 export async function walk(
   t: CheckContext,
