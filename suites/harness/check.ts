@@ -29,6 +29,17 @@ export interface Check {
    * and `funding` (e.g. suites/orders/steps/own-tenant.ts): it may then run beside other checks (schedule.ts)
    */
   ownTenant?: true;
+  /**
+   * every quote key whose rate limit and credits it counts is one it made itself, of a new organization, when the target
+   * offers `quote-keys` and `rate-limits` (e.g. suites/quotes/rate.checks.ts): it may then run beside other checks (schedule.ts)
+   */
+  ownQuoteKey?: true;
+  /**
+   * its first user is a default-funded user of its own wallet (suites/orders/orders.ts `intentUser(t, true)`): when it
+   * runs alone, the run's user pool makes that user ahead, while the checks that may overlap run
+   * (suites/orders/user-pool.ts); a check so marked that makes no such user leaves one unused
+   */
+  pooledUser?: true;
   run(t: CheckContext): Promise<void>;
   /** where it is defined, `suites/…/x.checks.ts:LINE` (set by defineCheck); failures print it */
   source?: string;

@@ -6,7 +6,9 @@ import type { Exchange } from './exchange.ts';
  * - orders: a 2xx answer of POST /orders/confirm carrying `data.order.id`;
  * - users: a 2xx POST /partner/onboard (the sub of its body), or any 2xx user-scoped answer (both headers);
  * - fundings: a 2xx control POST /fund (wallet, mint as sent, amount, and the balance after it);
- * - execution fees: `feeLamports` of a 2xx POST /orders/intent whose deposit a 2xx POST /orders/confirm landed.
+ * - execution fees: `feeLamports` of a 2xx POST /orders/intent whose deposit a 2xx POST /orders/confirm landed;
+ * - per user: its manager (`data.walletAddress` of a 2xx POST /partner/onboard or GET /me/balance), and
+ *   whether a 2xx POST /orders/intent handed the run a deposit transaction for it.
  * Held in this process only: the keys and subs never reach a file.
  */
 export interface CreatedOrder {
@@ -38,6 +40,10 @@ const fundings: Funding[] = [];
 const pendingFees = new Map<string, { user: string; fee: bigint }>();
 /** Execution fees (lamports) paid by each user's landed deposits. */
 const fees = new Map<string, bigint>();
+/** Each user's manager, every address its answers gave for it. */
+const managers = new Map<string, Set<string>>();
+/** The users a 2xx POST /orders/intent handed a deposit transaction (whether or not it was confirmed). */
+const depositsHanded = new Set<string>();
 
 const userKey = (apiKey: string, sub: string) => `${apiKey}\u0000${sub}`;
 
@@ -73,8 +79,11 @@ export function noteCreated(exchange: Exchange): void {
   const sub = headerOf(exchange, 'x-service-user') ?? (path.endsWith('/partner/onboard') ? jsonOf(exchange.request.body)?.sub : undefined);
   if (!apiKey || typeof sub !== 'string' || sub === '') return;
   users.set(userKey(apiKey, sub), { apiKey, sub });
-  if (exchange.request.method !== 'POST') return;
   const data = (exchange.response.body as { data?: Record<string, unknown> } | undefined)?.data;
+  if (/\/(partner\/onboard|me\/balance)$/.test(path) && typeof data?.walletAddress === 'string')
+    managers.set(userKey(apiKey, sub), (managers.get(userKey(apiKey, sub)) ?? new Set()).add(data.walletAddress));
+  if (exchange.request.method !== 'POST') return;
+  if (path.endsWith('/orders/intent')) depositsHanded.add(userKey(apiKey, sub));
   if (
     path.endsWith('/orders/intent') &&
     typeof data?.pendingOrderId === 'string' &&
@@ -115,6 +124,16 @@ export function feesPaidBy(user: KnownUser): bigint {
   return fees.get(userKey(user.apiKey, user.sub)) ?? 0n;
 }
 
+/** Every address the answers for `user` gave as its manager (one, from a conforming target), first seen first. */
+export function managersOf(user: KnownUser): string[] {
+  return [...(managers.get(userKey(user.apiKey, user.sub)) ?? [])];
+}
+
+/** Did a 2xx POST /orders/intent hand the run a deposit transaction for `user`? */
+export function handedDeposit(user: KnownUser): boolean {
+  return depositsHanded.has(userKey(user.apiKey, user.sub));
+}
+
 /** Test hook: forget everything recorded. */
 export function clearLedger(): void {
   created.clear();
@@ -122,4 +141,6 @@ export function clearLedger(): void {
   fundings.length = 0;
   pendingFees.clear();
   fees.clear();
+  managers.clear();
+  depositsHanded.clear();
 }

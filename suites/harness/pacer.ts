@@ -234,6 +234,23 @@ export function retryAfterBudget(): RetryAfterBudget {
 }
 
 /**
+ * Independent steps at once, or one after the other when `sequential` (`--max-concurrency 1`: one request in flight at
+ * a time); their results in order. Every step ends before the first failure in the given order is thrown.
+ */
+export async function inOrder<T extends unknown[]>(sequential: boolean, ...steps: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const out: unknown[] = [];
+  if (sequential) {
+    for (const step of steps) out.push(await step());
+    return out as T;
+  }
+  for (const outcome of await Promise.allSettled(steps.map((step) => step()))) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    out.push(outcome.value);
+  }
+  return out as T;
+}
+
+/**
  * `fn` over `items`, at most `width` at once (0: all at once), each started in the items' order; the results in the
  * items' order. Width 1 is one after another. The requests they send still obey the run's budget (Pacer,
  * ConcurrencyLimit): the width only bounds how many independent tasks are under way. The first failure (in time) is

@@ -12,7 +12,7 @@
 import { canonicalSignIn } from '../orders/users.ts';
 import { boundedRequest } from './client.ts';
 import { CheckContext, type Check } from './check.ts';
-import { runBounds } from './pacer.ts';
+import { inOrder, runBounds } from './pacer.ts';
 import { sendsUnsafeRequests } from './safe-methods.ts';
 import type { BrokenPrecondition, TargetEnv } from './types.ts';
 
@@ -109,19 +109,29 @@ const refused = (status: number | undefined) => status === 401 || status === 403
 export async function preflight(env: TargetEnv, scope: PreflightScope): Promise<BrokenPrecondition[]> {
   const broken: BrokenPrecondition[] = [];
   const { quotesApiKey, ordersApiKey } = env.credentials;
-  if (scope.quotes && env.quotesUrl && quotesApiKey) {
-    const key = await keyProbe(env, `${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, { 'x-api-key': quotesApiKey });
-    if (key && refused(key.status)) {
-      broken.push({
-        id: 'quotes-key',
-        problem: `the quote service refuses QUOTES_API_KEY: GET /api/v1/info answered ${key.status}${key.code ? ` ${key.code}` : ''}${key.message}`,
-        fix: 'set QUOTES_API_KEY to a key this quote service issued (and QUOTES_JWT for the distributor path)',
-        answer: { service: 'quotes', status: key.status, ...(key.code ? { code: key.code } : {}), credential: 'quotesApiKey' },
-      });
-    }
+  // Both keys probed at once (one after the other with --max-concurrency 1).
+  const [quotesKey, ordersKey] = await inOrder(
+    env.maxConcurrency === 1,
+    async () =>
+      scope.quotes && env.quotesUrl && quotesApiKey
+        ? keyProbe(env, `${env.quotesUrl.replace(/\/$/, '')}/api/v1/info`, { 'x-api-key': quotesApiKey })
+        : undefined,
+    async () =>
+      scope.orders && env.ordersUrl && ordersApiKey
+        ? keyProbe(env, `${env.ordersUrl.replace(/\/$/, '')}/partners/me/orders`, { 'X-Service-Key': ordersApiKey })
+        : undefined,
+  );
+  if (quotesKey && refused(quotesKey.status)) {
+    const { status, code, message } = quotesKey;
+    broken.push({
+      id: 'quotes-key',
+      problem: `the quote service refuses QUOTES_API_KEY: GET /api/v1/info answered ${status}${code ? ` ${code}` : ''}${message}`,
+      fix: 'set QUOTES_API_KEY to a key this quote service issued (and QUOTES_JWT for the distributor path)',
+      answer: { service: 'quotes', status, ...(code ? { code } : {}), credential: 'quotesApiKey' },
+    });
   }
   if (!scope.orders || !env.ordersUrl || !ordersApiKey) return broken;
-  const key = await keyProbe(env, `${env.ordersUrl.replace(/\/$/, '')}/partners/me/orders`, { 'X-Service-Key': ordersApiKey });
+  const key = ordersKey;
   if (key && refused(key.status)) {
     broken.push({
       id: 'orders-key',

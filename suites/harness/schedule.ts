@@ -10,6 +10,13 @@
  * - or it cites a rule of an area that counts everything of a tenant or a key (`SHARED_AREAS`: partner reporting,
  *   the quote rate limit and allowance);
  * - or it says so itself (`alone: true` on the check: it changes global state only when the target offers it).
+ * A check that counts only what it made itself shares nothing of it, when the target lets it make its own: `ownTenant`
+ * (tenants of its own, OWN_TENANT_NEEDS) for partner reporting, `ownQuoteKey` (quote keys of a new organization of its
+ * own, OWN_QUOTE_KEY_NEEDS: Authentication 7, limits and credits are pooled per organization) for the rate limit and
+ * allowance; it then runs beside the others, unless it needs the clock, prices or faults. One that meters the run's
+ * own quote key (the target lacks OWN_QUOTE_KEY_NEEDS) runs alone on the whole target, not only apart from the other
+ * quote checks: a 429's retry-after on that key holds every later request of the run, the order service's too
+ * (pacer.ts `holdFor`), and an order check held for up to a minute could miss a window it meets on the wall clock.
  * A check that is not marked and still tries to change the clock, prices, pools or faults is stopped before the call
  * with a suite error (`guardSharedState`), so a missing mark is found on the first run, never a flaky verdict.
  */
@@ -25,17 +32,26 @@ export const SHARED_AREAS: readonly string[] = ['OA-REP-', 'Q-RATE-'];
 /** What a target offers for a check marked `ownTenant` to count a tenant it made itself, with users of its own. */
 export const OWN_TENANT_NEEDS: readonly Capability[] = ['tenants', 'funding'];
 
+/** What a target offers for a check marked `ownQuoteKey` to meter only keys it made itself, with a plan of its own. */
+export const OWN_QUOTE_KEY_NEEDS: readonly Capability[] = ['quote-keys', 'rate-limits'];
+
 /**
  * Does `check` run with no other check at the same time, on a target offering `capabilities`? A check marked
  * `ownTenant` counts only tenants it made itself when they hold OWN_TENANT_NEEDS, so its reporting rules share nothing
- * then; without them (or when the capabilities are not given) it counts the run's tenant and runs alone.
+ * then; one marked `ownQuoteKey` meters only quote keys of an organization it made itself when they hold
+ * OWN_QUOTE_KEY_NEEDS, so neither its rate-limit rules nor `rate-limits` share anything then. Without them (or when the
+ * capabilities are not given) it counts the run's tenant or the run's quote key, and runs alone.
  */
 export function runsAlone(check: Check, capabilities: readonly Capability[] = []): boolean {
-  const ownTenant = check.ownTenant === true && OWN_TENANT_NEEDS.every((c) => capabilities.includes(c));
+  const offers = (needs: readonly Capability[]) => needs.every((c) => capabilities.includes(c));
+  const ownTenant = check.ownTenant === true && offers(OWN_TENANT_NEEDS);
+  const ownQuoteKey = check.ownQuoteKey === true && offers(OWN_QUOTE_KEY_NEEDS);
+  const own = (shared: string) =>
+    (ownTenant && shared === 'OA-REP-') || (ownQuoteKey && (shared === 'Q-RATE-' || shared === 'rate-limits'));
   return (
     check.alone === true ||
-    (check.needs ?? []).some((c) => SHARED_CAPABILITIES.includes(c)) ||
-    (!ownTenant && check.rules.some((id) => SHARED_AREAS.some((prefix) => id.startsWith(prefix))))
+    (check.needs ?? []).some((c) => SHARED_CAPABILITIES.includes(c) && !own(c)) ||
+    check.rules.some((id) => SHARED_AREAS.some((prefix) => id.startsWith(prefix) && !own(prefix)))
   );
 }
 

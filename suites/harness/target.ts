@@ -3,9 +3,9 @@ import { boundedRequest } from './client.ts';
 import { ControlAdapter } from './control.ts';
 import { SetupFailed } from './failure.ts';
 import { parseJsonExact } from './json-exact.ts';
-import { configureBounds, runBounds, type RunBounds } from './pacer.ts';
+import { configureBounds, inOrder, runBounds, type RunBounds } from './pacer.ts';
 import { registerSecret } from './redact.ts';
-import { CREDENTIAL_ENV, type Capability, type Credentials, type Profile, type TargetEnv } from './types.ts';
+import { CREDENTIAL_ENV, type Credentials, type Profile, type TargetEnv } from './types.ts';
 
 export interface TargetConfig {
   /** one of the two may be absent: a run of the other service's checks alone */
@@ -95,34 +95,44 @@ export async function probe(url: string, timeoutMs: number): Promise<void> {
 export async function prepareTarget(config: TargetConfig): Promise<PreparedTarget> {
   configureBounds(config.bounds);
   const probeTimeout = Math.min(config.timeoutMs, 10_000);
-  // Only the services the run was given: no request reaches a service outside the run.
-  if (config.ordersUrl) await probe(`${config.ordersUrl.replace(/\/$/, '')}/health`, probeTimeout);
-  if (config.quotesUrl) await probe(`${config.quotesUrl.replace(/\/$/, '')}/api/v1/info`, probeTimeout);
-  let capabilities: Capability[] = [];
-  if (config.controlUrl) {
-    await probe(`${config.controlUrl.replace(/\/$/, '')}/capabilities`, probeTimeout);
-    capabilities = await ControlAdapter.discover(config.controlUrl, config.timeoutMs);
-  }
+  // Independent requests go out at once (one after another with --max-concurrency 1); the first failure in this order
+  // is the one said. Only the services the run was given: no request reaches a service outside the run.
+  const sequential = config.maxConcurrency === 1;
+  const none = async () => undefined;
+  const [, , , capabilities = []] = await inOrder(
+    sequential,
+    config.ordersUrl ? () => probe(`${config.ordersUrl!.replace(/\/$/, '')}/health`, probeTimeout) : none,
+    config.quotesUrl ? () => probe(`${config.quotesUrl!.replace(/\/$/, '')}/api/v1/info`, probeTimeout) : none,
+    config.controlUrl ? () => probe(`${config.controlUrl!.replace(/\/$/, '')}/capabilities`, probeTimeout) : none,
+    config.controlUrl ? () => ControlAdapter.discover(config.controlUrl!, config.timeoutMs) : none,
+  );
   const credentials = { ...config.credentials };
   const control = new ControlAdapter(config.controlUrl, capabilities, config.timeoutMs);
-  if (config.ordersUrl && !credentials.ordersApiKey && control.has('tenants')) {
-    const tenant = await control.createTenant({});
-    credentials.ordersApiKey = tenant.apiKey;
-    credentials.ordersTenantId = tenant.tenantId;
-  }
-  if (config.quotesUrl && !credentials.quotesApiKey && control.has('quote-keys'))
-    credentials.quotesApiKey = await control.createQuoteKey({});
   let gatewayUrl = config.gatewayUrl;
-  if (config.quotesUrl && !credentials.quotesJwt && control.has('quote-keys')) {
-    // Best effort: a target may issue keys but no distributor JWTs; the distributor checks then skip, saying why.
-    try {
-      const issued = await control.createQuoteJwt({});
-      credentials.quotesJwt = issued.jwt;
-      gatewayUrl ??= issued.gatewayUrl;
-    } catch (e) {
-      if (!(e instanceof SetupFailed)) throw e;
-    }
-  }
+  await inOrder(
+    sequential,
+    async () => {
+      if (!config.ordersUrl || credentials.ordersApiKey || !control.has('tenants')) return;
+      const tenant = await control.createTenant({});
+      credentials.ordersApiKey = tenant.apiKey;
+      credentials.ordersTenantId = tenant.tenantId;
+    },
+    async () => {
+      if (config.quotesUrl && !credentials.quotesApiKey && control.has('quote-keys'))
+        credentials.quotesApiKey = await control.createQuoteKey({});
+    },
+    async () => {
+      if (!config.quotesUrl || credentials.quotesJwt || !control.has('quote-keys')) return;
+      // Best effort: a target may issue keys but no distributor JWTs; the distributor checks then skip, saying why.
+      try {
+        const issued = await control.createQuoteJwt({});
+        credentials.quotesJwt = issued.jwt;
+        gatewayUrl ??= issued.gatewayUrl;
+      } catch (e) {
+        if (!(e instanceof SetupFailed)) throw e;
+      }
+    },
+  );
   for (const [field, name] of Object.entries(CREDENTIAL_ENV) as [keyof typeof CREDENTIAL_ENV, string][]) {
     registerSecret(credentials[field], name);
   }

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_CONCURRENCY } from './pacer.ts';
 import { runCheck, type CheckResult } from './runner.ts';
 import { CheckQueue, checkSlots, ordersShareOneWallet, runOrder, runsAlone, Scheduler, type Turn } from './schedule.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
+import { beforeCheck, userPoolSettled } from '../orders/user-pool.ts';
 import type { TargetEnv } from './types.ts';
 
 declare module 'vitest' {
@@ -32,6 +33,7 @@ const inFlight = new Set<Promise<unknown>>();
 /** Settles once no check of this worker is running. */
 export async function checksSettled(): Promise<void> {
   while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  await userPoolSettled();
 }
 
 // A Ctrl-C in the terminal reaches this worker too: the CLI cancels the run instead (bin/conformance.ts), so the
@@ -95,6 +97,8 @@ async function checkAsTest(check: Check, ctx: TestContext): Promise<void> {
     applyEnvBounds(env);
     secretsRegistered = true;
   }
+  // The users made ahead for the checks that run alone (suites/orders/user-pool.ts): none is under way once one starts.
+  await beforeCheck(check, env, ctx);
   const running = runCheck(check, env);
   inFlight.add(running);
   let result: CheckResult;

@@ -152,6 +152,7 @@ export const retryOfFailedDca = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-001'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await failedDca(t);
@@ -173,6 +174,7 @@ export const retryAfterTheReturn = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-010'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await failedDca(t);
@@ -195,6 +197,7 @@ export const retryWithoutFunds = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-002', 'OA-RETRY-003', 'OA-CANCEL-005'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await failedDca(t);
@@ -236,6 +239,7 @@ export const retryOfFailedSlice = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-006', 'OA-RETRY-007'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);
@@ -405,6 +409,7 @@ export const cancelWithFailedBuild = defineCheck({
   service: 'orders',
   rules: ['OA-CANCEL-008', 'OA-CANCEL-009', 'OA-CANCEL-010'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);
@@ -454,6 +459,7 @@ export const inFlightResolves = defineCheck({
   service: 'orders',
   rules: ['OA-ERR-007'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);

@@ -208,6 +208,7 @@ export const locksShrinkAsTheInputIsSpent = defineCheck({
   service: 'orders',
   rules: ['OA-BAL-001', 'OA-BAL-008', 'OA-BAL-010'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     let judged = 0;

@@ -22,6 +22,7 @@ export const dcaRunsByItself = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-003', 'OA-DCA-004', 'OA-EXEC-009', 'OA-EXEC-017', 'OA-EXEC-021', 'OA-EXEC-022', 'OA-STATE-013'],
   profile: 'full',
+  pooledUser: true,
   // With the clock capability it advances the clock instead of waiting (steps/blackbox.ts).
   alone: true,
   async run(t: CheckContext) {

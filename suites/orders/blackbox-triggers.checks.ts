@@ -120,6 +120,7 @@ export const stopAboveTheMarketFires = defineCheck({
     ...USER_ORDER_RULES,
   ],
   profile: 'full',
+  pooledUser: true,
   // With the clock capability it advances the clock instead of waiting (steps/blackbox.ts).
   alone: true,
   async run(t: CheckContext) {
@@ -172,6 +173,7 @@ export const ocoFillsOneLeg = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-026', 'OA-TRIG-028', 'OA-EXEC-011', 'OA-EXEC-014', 'OA-EXEC-017'],
   profile: 'full',
+  pooledUser: true,
   // With the clock capability it advances the clock instead of waiting (steps/blackbox.ts).
   alone: true,
   async run(t: CheckContext) {
@@ -213,6 +215,7 @@ export const filledOrderWithdrawn = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-001', 'OA-OWD-005', 'OA-OWD-006', 'OA-OWD-017'],
   profile: 'full',
+  pooledUser: true,
   // With the clock capability it advances the clock instead of waiting (steps/blackbox.ts).
   alone: true,
   async run(t: CheckContext) {
@@ -257,6 +260,7 @@ export const nearExpiryReturnsFunds = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-036', 'OA-OWD-019', 'OA-OWD-020', 'OA-OWD-021', ...USER_ORDER_RULES],
   profile: 'full',
+  pooledUser: true,
   // With the clock capability it advances the clock instead of waiting (steps/blackbox.ts).
   alone: true,
   async run(t: CheckContext) {

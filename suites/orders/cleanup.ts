@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { errorCode, is2xx } from '../harness/answers.ts';
 import { CheckContext, defineCheck } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { createdOrders, feesPaidBy, knownUsers, runFundings, type CreatedOrder, type KnownUser } from '../harness/ledger.ts';
+import {
+  createdOrders,
+  feesPaidBy,
+  handedDeposit,
+  knownUsers,
+  managersOf,
+  runFundings,
+  type CreatedOrder,
+  type KnownUser,
+} from '../harness/ledger.ts';
 import type { TargetEnv } from '../harness/types.ts';
 import { isObject } from '../shared/values.ts';
 import { DEFAULT_MAX_CONCURRENCY, mapAtMost } from '../harness/pacer.ts';
@@ -16,14 +25,21 @@ import { walletOfSub } from './users.ts';
  * The end of a `full` run (DESIGN.md, Profiles: "Every order it creates is cleaned up (cancel + withdraw) even when a
  * test fails"), in four steps:
  * 1. the orders: every order the run created (harness/ledger.ts) and every order GET /me/orders lists for a user the
- *    run onboarded that is not terminal and withdrawn. One still running is cancelled; a pending order-level
+ *    run onboarded that is not terminal and withdrawn. A user that cannot have an order is not listed: on a target
+ *    that simulates the chain (`funding`: every user of the run is new to it, under a fresh sub, with a generated
+ *    wallet), one the run onboarded, whom no POST /orders/intent handed a deposit (an order is made by the confirm of
+ *    that deposit) and with no order in the ledger. One still running is cancelled; a pending order-level
  *    withdrawal (one left pending by a check or a model sequence) is abandoned; then the funds of each terminal
  *    order are withdrawn to the user's wallet, signed with the wallet the run onboarded. Slice orders cannot be
  *    cancelled (CANCEL_NOT_SUPPORTED): they are left running, and said so.
  * 2. what no order owns any more: a wallet-level withdraw-max of every mint with availableToWithdraw > 0 of every
  *    manager the run used.
  * 3. the managers: after it, each holds nothing withdrawable; what orders left running lock stays, named (read
- *    again only when a withdraw-max was asked for).
+ *    again only when a withdraw-max was asked for). A manager nothing of the run can have reached is known empty
+ *    without a read: on a target that simulates the chain, that of a user with no order at all (listed, or one that
+ *    cannot have any), whom no POST /orders/intent handed a deposit, and whose manager (every address its onboarding
+ *    or balance answers gave) no funding of the run reached. Should one hold something all the same, the audit of
+ *    its funded wallet (4) finds it missing.
  * 4. the external wallets the run funded, where the target offers the read (control GET /wallets/{wallet}/balances,
  *    under `funding`): per mint what the wallet started with, what the run funded (into it and into its managers),
  *    the execution fees its deposits paid (feeLamports of the intents), and what it and its managers hold at the
@@ -67,6 +83,8 @@ export interface WalletMintAudit {
 
 export interface BalanceAudit {
   managers: ManagerAudit[];
+  /** Managers known empty without a read (step 3: nothing of the run can have reached them); absent when none. */
+  unread?: number;
   /** Users whose manager could not be read or cleaned, by reason. */
   unreadable: Record<string, number>;
   /**
@@ -178,9 +196,18 @@ export async function cleanUpCreatedOrders(
 
   // 1. Every user of the run and what it lists; the orders to clean up.
   const everyUser = [...new Map([...users, ...orders].map((u) => [userKey(u), { apiKey: u.apiKey, sub: u.sub }])).values()];
-  progress(`listing the orders of ${everyUser.length} user(s) the run onboarded or acted for`);
+  const recorded = new Set(orders.map(userKey));
+  const orderless = everyUser.map(
+    (u) => t.control.has('funding') && managersOf(u).length > 0 && !handedDeposit(u) && !recorded.has(userKey(u)),
+  );
+  const unlisted = orderless.filter(Boolean).length;
+  progress(
+    `listing the orders of ${everyUser.length} user(s) the run onboarded or acted for` +
+      (unlisted ? ` (${unlisted} of them cannot have any: no intent handed them a deposit)` : ''),
+  );
   const listed = new Map<string, Map<string, Record<string, unknown>>>();
-  const lists = await mapAtMost(everyUser, width, async (u) => {
+  const lists = await mapAtMost(everyUser, width, async (u, i) => {
+    if (orderless[i]) return new Map<string, Record<string, unknown>>();
     const ex = await as(u, 'GET', '/me/orders');
     const rows = dataOf(ex);
     return is2xx(ex) && Array.isArray(rows) ? new Map(rows.filter(isObject).map((row) => [String(row.id), row])) : undefined;
@@ -209,13 +236,32 @@ export async function cleanUpCreatedOrders(
   const chains = new Map<string, { orders: number[]; users: number[] }>();
   const chain = (key: string) => chains.get(key) ?? chains.set(key, { orders: [], users: [] }).get(key)!;
   all.forEach((o, i) => chain(chainOf(o)).orders.push(i));
-  everyUser.forEach((u, i) => chain(chainOf(u)).users.push(i));
   const outcomes = new Array<OrderOutcome>(all.length);
   const managerOutcomes = new Array<ManagerOutcome>(everyUser.length);
-  const done = { orders: 0, managers: 0 };
+  // Step 3: the managers nothing of the run can have reached are known empty; the others are read (and emptied).
+  const withOrders = new Set(all.map(userKey));
+  const fundedAddresses = new Set(runFundings().map((f) => f.wallet));
+  const unreached = (u: KnownUser, i: number) => {
+    const addresses = managersOf(u);
+    return (
+      t.control.has('funding') &&
+      lists[i]?.size === 0 &&
+      !withOrders.has(userKey(u)) &&
+      !handedDeposit(u) &&
+      addresses.length > 0 &&
+      !addresses.some((a) => fundedAddresses.has(a))
+    );
+  };
+  everyUser.forEach((u, i) => {
+    if (!unreached(u, i)) return chain(chainOf(u)).users.push(i);
+    managerOutcomes[i] = { walletAddress: managersOf(u)[0]!, totals: new Map(), walletWithdrawals: 0 };
+    audit.unread = (audit.unread ?? 0) + 1;
+  });
+  const done = { orders: 0, managers: audit.unread ?? 0 };
   const counts = () => `${done.orders} of ${all.length} order(s) and ${done.managers} of ${everyUser.length} manager(s) done, ${seconds()}`;
   progress(
-    `${all.length} order(s) to cancel and withdraw (${found.length} found by listing), then ${everyUser.length} manager(s) to empty`,
+    `${all.length} order(s) to cancel and withdraw (${found.length} found by listing), then ${everyUser.length} manager(s) to empty` +
+      (audit.unread ? ` (${audit.unread} known empty: nothing of the run reached them)` : ''),
   );
   const ticker = setInterval(() => progress(counts()), PROGRESS_EVERY_MS);
   ticker.unref();
@@ -479,7 +525,7 @@ export function describeCleanup(report: CleanupReport): string {
     ? ''
     : b.discrepancies.length > 0
       ? `; BALANCE DISCREPANCY (${b.discrepancies.length}, see cleanup.json; verdicts unchanged)`
-      : `; balances add up (managers hold nothing withdrawable${b.managers.length > 0 ? `, ${b.managers.length} hold what orders left running lock` : ''}, ${judgedWallets})`;
+      : `; balances add up (managers hold nothing withdrawable${b.unread ? `, ${b.unread} of them known empty without a read` : ''}${b.managers.length > 0 ? `, ${b.managers.length} hold what orders left running lock` : ''}, ${judgedWallets})`;
   const lines = [
     `cleanup: ${report.orders} order(s) (${report.found ?? 0} found by listing), ${report.cancelled} cancelled, ${report.abandoned ?? 0} pending withdrawal(s) abandoned, ` +
       `${report.withdrawn} withdrawn, ${report.walletWithdrawals ?? 0} wallet-level withdraw-max, ${report.left.length} left as they were${balances}`,

@@ -229,6 +229,7 @@ export const retriesAtOnceHaveOneEffect = defineCheck({
   service: 'orders',
   rules: ['OA-RETRY-009'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await failedDca(t);

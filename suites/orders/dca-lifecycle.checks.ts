@@ -105,6 +105,7 @@ export const pendingDcaStartsAtStartAt = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-006', ...USER_ORDER_RULES],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const startAt = await futureStartAt(t);
@@ -143,6 +144,7 @@ export const dcaRunsItsCycles = defineCheck({
     ...USER_ORDER_RULES,
   ],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     // Into USDT, so that no lamports spent on fees blur the output mint's balance.
@@ -252,6 +254,7 @@ export const failedCycleCarriesReason = defineCheck({
   service: 'orders',
   rules: ['OA-EXEC-008', 'OA-EXEC-017', 'OA-STATE-008', ...USER_ORDER_RULES],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
@@ -303,6 +306,7 @@ export const hangingSwapShowsExecuting = defineCheck({
   service: 'orders',
   rules: ['OA-STATE-012', ...USER_ORDER_RULES],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
@@ -329,6 +333,7 @@ export const dcaFollowsItsSchedule = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-021'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     // Plain reads (the other checks hold them to the passive invariants), so that only the schedule is judged here.
@@ -370,6 +375,7 @@ export const sliceChunksHoldOnlyConfirmedSlices = defineCheck({
   service: 'orders',
   rules: ['OA-SLICE-004'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);

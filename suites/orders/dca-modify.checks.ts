@@ -226,6 +226,7 @@ export const lateModifyConfirm = defineCheck({
   service: 'orders',
   rules: ['OA-DCA-013'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);

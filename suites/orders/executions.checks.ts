@@ -5,7 +5,17 @@ import type { Exchange } from '../harness/exchange.ts';
 import { atOnce, dcaRequest, fundUser, INT, intentUser, postConfirm, postIntent, signedDeposit, unpaidDeposit } from './orders.ts';
 import { userWithSlice } from './steps/actions.ts';
 import { serviceNow, waitFor } from './steps/blackbox.ts';
-import { advancePast, dcaOrder, fetchDca, fetchExecutions, readExecutions, withFaults, type Actor, type Row } from './steps/dca.ts';
+import {
+  advancePast,
+  dcaOrder,
+  fetchDca,
+  fetchExecutions,
+  judgedLater,
+  readExecutions,
+  withFaults,
+  type Actor,
+  type Row,
+} from './steps/dca.ts';
 import { actorOrder, expectExecutionRows, runCycles, tenantUser } from './steps/executions.ts';
 import { LIST_CAP, rowsOf } from './steps/reads.ts';
 import { servedRequest } from './users.ts';
@@ -105,6 +115,7 @@ export const outputUsdNullWhileOracleDown = defineCheck({
   service: 'orders',
   rules: ['OA-EXEC-015', 'OA-EXEC-017', ...USER_ORDER_RULES],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, orderId, order } = await dcaOrder(t);
@@ -136,6 +147,7 @@ export const sliceRowsAreSliceFills = defineCheck({
   service: 'orders',
   rules: ['OA-SLICE-003', 'OA-EXEC-017'],
   profile: 'full',
+  pooledUser: true,
   alone: true,
   async run(t: CheckContext) {
     const { user, created } = await userWithSlice(t);
@@ -219,7 +231,11 @@ export const executionListsAreCappedAt500 = defineCheck({
       t,
       () => fetchDca(t, user, orderId),
       () => fetchExecutions(t, user, orderId),
-      () => servedRequest(t, { path: `/partners/me/executions?userId=${encodeURIComponent(user.userId)}` }),
+      () =>
+        judgedLater(async () => {
+          const ex = await servedRequest(t, { path: `/partners/me/executions?userId=${encodeURIComponent(user.userId)}` });
+          return () => ex;
+        }),
     );
     const after = afterRead().order;
     if (!(Number(after.cyclesCompleted) > LIST_CAP))
@@ -242,11 +258,12 @@ export const executionListsAreCappedAt500 = defineCheck({
     });
     expectExecutionRows(t, rows, ex);
 
-    const reported = rowsOf(t, 'OA-REP-020', partner);
+    const report = partner();
+    const reported = rowsOf(t, 'OA-REP-020', report);
     t.expect('OA-REP-020', reported.length <= LIST_CAP, {
       documented: `at most ${LIST_CAP} rows of the user's ${String(after.cyclesCompleted)} cycles`,
       received: reported.length,
-      exchange: partner,
+      exchange: report,
     });
   },
 });

@@ -30,6 +30,7 @@ export const failureReasonIsALabel = defineCheck({
   service: 'orders',
   rules: ['OA-STATE-017', 'OA-EXEC-017'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     // failedDca's last request is the read of the failed order: judged as read, not read again.
@@ -60,6 +61,7 @@ export const noPauseWhileInFlight = defineCheck({
   service: 'orders',
   rules: ['OA-ERR-014', 'OA-EXEC-017'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const { user, created } = await userWithOrder(t);

@@ -72,7 +72,7 @@ interface Replay {
  * Keyed actions whose replay differs from a second run, one row per check: the state each needs is made first, then
  * each action is sent twice with one key and its first answer expected back.
  */
-const REPLAYED: ReadonlyArray<{ name: string; needs?: Check['needs']; replays(t: CheckContext): Promise<Replay[]> }> = [
+const REPLAYED: ReadonlyArray<Pick<Check, 'name' | 'needs' | 'pooledUser'> & { replays(t: CheckContext): Promise<Replay[]> }> = [
   {
     name: 'pause-and-cancel-repeated-with-the-same-idempotency-key-replay-their-answers',
     replays: async (t) => {
@@ -109,6 +109,7 @@ const REPLAYED: ReadonlyArray<{ name: string; needs?: Check['needs']; replays(t:
   {
     name: 'retry-repeated-with-the-same-idempotency-key-replays-its-answer',
     needs: ['funding', 'clock', 'faults'],
+    pooledUser: true,
     replays: async (t) => {
       const { user, created } = await failedDca(t);
       return [
@@ -152,13 +153,14 @@ const REPLAYED: ReadonlyArray<{ name: string; needs?: Check['needs']; replays(t:
   },
 ];
 
-export const replayedActions = REPLAYED.map(({ name, needs, replays }) =>
+export const replayedActions = REPLAYED.map(({ name, needs, pooledUser, replays }) =>
   defineCheck({
     name,
     service: 'orders',
     rules: ['OA-IDEM-001'],
     profile: 'full',
     needs,
+    pooledUser,
     async run(t: CheckContext) {
       for (const { send, what, rerun } of await replays(t)) await expectReplay(t, send, what, rerun);
     },

@@ -344,6 +344,7 @@ const serverErrorsNotCached = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-007'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'faults'],
   async run(t: CheckContext) {
     const { user, intent } = await userWithIntent(t);
@@ -523,6 +524,7 @@ const replayWindow = defineCheck({
   service: 'orders',
   rules: ['OA-IDEM-010', 'OA-IDEM-011'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);

@@ -361,6 +361,7 @@ export const orderWithdrawalStuckLock = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-015'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const { user, orderId } = await withdrawableOrder(t);
@@ -401,6 +402,7 @@ export const automaticReturnOfAFailedOrder = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-018', 'OA-OWD-021', 'OA-OWD-020'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const {
@@ -428,6 +430,7 @@ export const emptyAutomaticReturn = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-022'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const {
@@ -452,6 +455,7 @@ export const automaticReturnOfAnExpiredTrigger = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-019', 'OA-OWD-021', 'OA-OWD-027'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     // The user and the clock's time at once (the clock only moves forward: the advance below still passes expiresAt).
@@ -540,6 +544,7 @@ export const withdrawalInProgressRefusal = defineCheck({
   service: 'orders',
   rules: ['OA-OWD-025'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock', 'faults'],
   async run(t: CheckContext) {
     const {

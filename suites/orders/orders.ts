@@ -3,6 +3,7 @@ import { dataOf, errorCode, is2xx } from '../harness/answers.ts';
 import type { CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { SetupFailed } from '../harness/failure.ts';
+import { inOrder } from '../harness/pacer.ts';
 import { isObject } from '../shared/values.ts';
 import {
   associatedTokenAccount,
@@ -18,6 +19,7 @@ import { fill, orderTemplates } from './templates.ts';
 import { noteSignedDeposit, SIGNATURE_LAMPORTS, spendOnSend } from './lamports.ts';
 import { asUser, onboardedUser, type PartnerWallet, partnerWalletFunds, partnerWalletOf, testWallet, type OnboardedUser } from './users.ts';
 import { ORDER_TYPES, TERMINAL_ORDER_STATUSES } from '../../generators/vocabulary.ts';
+import { pooledUser } from './user-pool.ts';
 
 /**
  * Order creation as every orders check needs it: the assumed intent templates of the five order types (UNKNOWNS.md
@@ -180,8 +182,20 @@ export interface Funded extends OnboardedUser {
 /**
  * An onboarded user whose external wallet holds deposits (`usdcAmount` of USDC, 100 by default, and 1 native) when `fund` is set. Without the
  * funding capability the user is the partner's wallet `which` (users.ts testWallet): `second` for another user of the tenant.
+ * A default-funded user of the 'own' wallet may have been made ahead for the check (user-pool.ts): its onboarding was
+ * accepted as onboardedUser requires, so it confirms `siws-form` here as well.
  */
 export async function intentUser(t: CheckContext, fund: boolean, which: PartnerWallet = 'own', usdcAmount?: string): Promise<Funded> {
+  const pooled = fund && which === 'own' && usdcAmount === undefined ? await pooledUser<Funded>(t) : undefined;
+  if (pooled) {
+    t.confirm('siws-form');
+    return pooled;
+  }
+  return await madeUser(t, fund, which, usdcAmount);
+}
+
+/** The user of intentUser, made now (user-pool.ts makes its users ahead with it). */
+export async function madeUser(t: CheckContext, fund: boolean, which: PartnerWallet = 'own', usdcAmount?: string): Promise<Funded> {
   const wallet = testWallet(t, which);
   if (fund && t.control.has('funding')) {
     // Funding a wallet through the control API needs no user: the onboarding and the funding go out at once.
@@ -201,17 +215,8 @@ export async function intentUser(t: CheckContext, fund: boolean, which: PartnerW
  * Independent steps of a check's setup, at once; one after the other under `--max-concurrency 1` (one request in flight
  * at a time, control requests included). Every step ends before the first failure, in the given order, is thrown.
  */
-export async function atOnce<T extends unknown[]>(t: CheckContext, ...steps: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
-  const out: unknown[] = [];
-  if (t.env.maxConcurrency === 1) {
-    for (const step of steps) out.push(await step());
-    return out as T;
-  }
-  for (const outcome of await Promise.allSettled(steps.map((step) => step()))) {
-    if (outcome.status === 'rejected') throw outcome.reason;
-    out.push(outcome.value);
-  }
-  return out as T;
+export function atOnce<T extends unknown[]>(t: CheckContext, ...steps: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  return inOrder<T>(t.env.maxConcurrency === 1, ...steps);
 }
 
 /**

@@ -27,6 +27,7 @@ export const unsupportedToken2022MintGetsAnExplicitError = defineCheck({
   service: 'orders',
   rules: ['OA-FMT-008'],
   profile: 'full',
+  pooledUser: true,
   needs: ['token-extensions'],
   // Follows the order to its first swap with the clock when the target offers it.
   alone: true,

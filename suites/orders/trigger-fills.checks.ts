@@ -1,11 +1,11 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
+import { atOnce } from './orders.ts';
 import {
   AMOUNT,
   executions,
   expectExecutedPrice,
   FIRED,
   filledStop,
-  inOrder,
   market,
   markets,
   move,
@@ -96,12 +96,12 @@ export const ocoFillUnderItsLeg = defineCheck({
       [2_000_000n, 'take_profit_full'],
     ] as const;
     const ms = await markets(t, legs.length);
-    const ids = await inOrder(ms.map((m) => place(t, m, 'oco', OCO)));
+    const ids = await atOnce(t, ...ms.map((m) => () => place(t, m, 'oco', OCO)));
     await moveAll(
       t,
       legs.map(([pair], i) => [ms[i]!, pair] as const),
     );
-    const listed = await inOrder(ids.map((id) => executions(t, ms[0]!.user.sub, id)));
+    const listed = await atOnce(t, ...ids.map((id) => () => executions(t, ms[0]!.user.sub, id)));
     for (const [i, [, type]] of legs.entries()) {
       const { ex, rows } = listed[i]!;
       if (rows.length === 0) t.skip('the oco did not fire at its leg: OA-TRIG-026 judges firing');
@@ -193,11 +193,12 @@ export const trailingStopGuardsItsInitialTrigger = defineCheck({
     // Created at the pair 1, trailing by 50% with its initial stop at 0.4: the pair falls straight to 0.4, no new high
     // first. One order of each mode, both in this market, placed and read at once.
     const modes = ['pure', 'stop_and_trail'] as const;
-    const ids = await inOrder(
-      modes.map((trailingMode) => place(t, m, 'stop_loss', { triggerPrice: '400000', trailingStopBps: 5000, trailingMode })),
+    const ids = await atOnce(
+      t,
+      ...modes.map((trailingMode) => () => place(t, m, 'stop_loss', { triggerPrice: '400000', trailingStopBps: 5000, trailingMode })),
     );
     await move(t, m, 400_000n);
-    const seen = await inOrder(ids.map((id) => read(t, m.user.sub, 'stop_loss', id)));
+    const seen = await atOnce(t, ...ids.map((id) => () => read(t, m.user.sub, 'stop_loss', id)));
     for (const [i, trailingMode] of modes.entries()) {
       const { ex, order } = seen[i]!;
       t.expect('OA-TRIG-044', FIRED.includes(String(order.status)), {

@@ -2,13 +2,12 @@ import { dataOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { type Check, defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { deepEqual, isObject } from '../shared/values.ts';
-import { createOrder, intentRequest, intentUser } from './orders.ts';
+import { atOnce, createOrder, intentRequest, intentUser } from './orders.ts';
 import { act } from './steps/actions.ts';
 import { expectAccepted, expectError } from './steps/expect.ts';
 import {
   filledStop,
   firesExactly,
-  inOrder,
   market,
   move,
   OCO,
@@ -162,18 +161,19 @@ export const takeProfitPatchMovesTheTrigger = defineCheck({
     const m = await market(t);
     // Both orders would stay active at the pair 1250000 with their created take-profit price 2000000.
     // Each placed and PATCHed at once.
-    const [take, oco] = await inOrder([
-      (async () => {
+    const [take, oco] = await atOnce(
+      t,
+      async () => {
         const id = await place(t, m, 'take_profit', { triggerPrice: '2000000' });
         await patched(t, m.user.sub, 'take_profit', id, { triggerPrice: '1250000' });
         return id;
-      })(),
-      (async () => {
+      },
+      async () => {
         const id = await place(t, m, 'oco', OCO);
         await patched(t, m.user.sub, 'oco', id, { takeProfitPrice: '1250000' });
         return id;
-      })(),
-    ]);
+      },
+    );
     const before = await read(t, m.user.sub, 'oco', oco);
     t.expect('OA-TRIG-042', before.order.takeProfitPrice === '1250000', {
       documented: 'after PATCH /oco/{id} {config: {takeProfitPrice: "1250000"}} the oco reads back with takeProfitPrice 1250000',
@@ -185,7 +185,14 @@ export const takeProfitPatchMovesTheTrigger = defineCheck({
       ['take_profit', take],
       ['oco', oco],
     ] as const;
-    const seen = await inOrder(orders.map(([type, id]) => read(t, m.user.sub, type, id)));
+    const seen = await atOnce(
+      t,
+      ...orders.map(
+        ([type, id]) =>
+          () =>
+            read(t, m.user.sub, type, id),
+      ),
+    );
     for (const [i, [type]] of orders.entries()) {
       const { ex, order } = seen[i]!;
       firesExactly(t, 'OA-TRIG-042', `a ${type} whose take-profit price was PATCHed from 2000000 to 1250000`, order, ex, 1_250_000n, true);

@@ -1,13 +1,12 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { createOrder, INT, intentRequest, intentUser, ISO_8601, valuesOf } from './orders.ts';
+import { atOnce, createOrder, INT, intentRequest, intentUser, ISO_8601, valuesOf } from './orders.ts';
 import { type TriggerType, unixSecondsFromNow } from './steps/create.ts';
 import {
   executions,
   FIRED,
   firesExactly,
   fixedThenRandomWalks,
-  inOrder,
   type Market,
   market,
   markets,
@@ -231,7 +230,14 @@ export const ocoFiresOnEitherLeg = defineCheck({
     // A completed oco filled exactly one leg: one execution row.
     const oneRowEach = async (ended: Array<{ id: string; status: unknown }>) => {
       const completed = ended.filter(({ status }) => status === 'completed');
-      const listed = await inOrder(completed.map(({ id }) => executions(t, ms[0]!.user.sub, id)));
+      const listed = await atOnce(
+        t,
+        ...completed.map(
+          ({ id }) =>
+            () =>
+              executions(t, ms[0]!.user.sub, id),
+        ),
+      );
       for (const { ex, rows } of listed) {
         t.expect('OA-EXEC-011', rows.length === 1, {
           documented: 'a completed oco filled exactly one leg: one execution row',
@@ -414,13 +420,18 @@ export const trailingModeIsALabel = defineCheck({
   needs: ['funding', 'prices', 'clock'],
   async run(t: CheckContext) {
     const m = await market(t);
-    const [pure, both] = await inOrder([
-      place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'pure' }),
-      place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'stop_and_trail' }),
-    ]);
+    const [pure, both] = await atOnce(
+      t,
+      () => place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'pure' }),
+      () => place(t, m, 'stop_loss', { ...TRAILING_STOP, trailingMode: 'stop_and_trail' }),
+    );
     for (const pair of [1_250_000n, 800_000n, 625_000n, 400_000n]) {
       await move(t, m, pair);
-      const [a, b] = await inOrder([read(t, m.user.sub, 'stop_loss', pure), read(t, m.user.sub, 'stop_loss', both)]);
+      const [a, b] = await atOnce(
+        t,
+        () => read(t, m.user.sub, 'stop_loss', pure),
+        () => read(t, m.user.sub, 'stop_loss', both),
+      );
       const fired = (order: Order) => FIRED.includes(String(order.status));
       t.expect('OA-TRIG-018', fired(a.order) === fired(b.order), {
         documented: 'trailingMode is a display label: two trailing stops differing only in it fire at the same price',
@@ -439,6 +450,7 @@ export const triggerOrderExpires = defineCheck({
   service: 'orders',
   rules: ['OA-TRIG-036'],
   profile: 'full',
+  pooledUser: true,
   needs: ['funding', 'clock'],
   async run(t: CheckContext) {
     const user = await intentUser(t, true);

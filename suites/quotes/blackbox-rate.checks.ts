@@ -7,12 +7,15 @@
  * here: what is judged is the 429 the burst meets, as the Errors section describes it, and that requests are served
  * again after its retry-after. Where the control API offers keys with a plan (`quote-keys`, `rate-limits`), the probe
  * runs on a key of its own with a small plan instead, always (it spends nothing of the partner's; reported "control"),
- * beside suites/quotes/rate.checks.ts, which judges the limits themselves there.
+ * beside suites/quotes/rate.checks.ts, which judges the limits themselves there. On a key of its own it shares nothing
+ * and runs beside other checks (`ownQuoteKey`, suites/harness/schedule.ts), its bounded burst sent at once so that it
+ * meets the run's request budget once; on the run's key it runs alone, one request at a time until the first 429.
  */
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { Skipped } from '../harness/failure.ts';
 import { errorCode } from '../harness/answers.ts';
+import { mapAtMost } from '../harness/pacer.ts';
 import { QUOTE_PATH } from './quote-support.ts';
 import { expectDocumented429, expectRetryAfter, queryFor } from './rate-steps.ts';
 
@@ -36,6 +39,7 @@ export const rateLimitProbe = defineCheck({
   rules: ['Q-RATE-007', 'Q-RATE-002', 'Q-DBG-002'],
   // full: with the control API it mints a key of its own, a control write that readonly never sends.
   profile: 'full',
+  ownQuoteKey: true,
   async run(t: CheckContext) {
     const runsKey = !(t.control.has('quote-keys') && t.control.has('rate-limits'));
     if (runsKey && !t.env.allowRateLimitProbes)
@@ -46,34 +50,43 @@ export const rateLimitProbe = defineCheck({
     const started = Date.now();
     let sent = 0;
     while (sent < bound && Date.now() - started < PROBE_MS) {
-      const path = PATHS[sent % PATHS.length]!;
+      const paths = Array.from({ length: runsKey ? 1 : bound }, (_, i) => PATHS[(sent + i) % PATHS.length]!);
       const from = t.exchanges.length;
-      let stopped: Skipped | undefined;
-      let answer: Exchange | undefined;
-      try {
-        // The run's own key: the client waits out a rate_limited 429's retry-after and repeats the request (or skips
-        // when it cannot), recording every answer; the 429s are read from the record.
-        answer = await t.quotes.request({ path, query: queryFor(path), ...own });
-      } catch (e) {
-        if (!(e instanceof Skipped)) throw e;
-        stopped = e;
-      }
-      sent++;
+      // The run's own key: the client waits out a rate_limited 429's retry-after and repeats the request (or skips when
+      // it cannot), recording every answer; the 429s are read from the record.
+      const sends = await mapAtMost(paths, 0, async (path) => {
+        try {
+          return { answer: await t.quotes.request({ path, query: queryFor(path), ...own }) };
+        } catch (e) {
+          if (!(e instanceof Skipped)) throw e;
+          return { stopped: e };
+        }
+      });
+      sent += paths.length;
       const limited = t.exchanges.slice(from).filter((ex) => ex.response.status === 429);
+      const stopped = sends.find((s) => s.stopped)?.stopped;
       if (limited.length === 0) {
         if (stopped) throw stopped;
         continue;
       }
+      const seconds = Math.round((Date.now() - started) / 1000);
       t.note(
-        `the ${sent}th request of the burst met 429 ${String(errorCode(limited[0]!))} after ${Math.round((Date.now() - started) / 1000)} s`,
+        runsKey
+          ? `the ${sent}th request of the burst met 429 ${String(errorCode(limited[0]!))} after ${seconds} s`
+          : `a burst of ${sent} requests sent at once met ${limited.length} 429 ${String(errorCode(limited[0]!))} after ${seconds} s`,
       );
       for (const ex of limited) expectBurst429(t, ex);
+      if (!runsKey) {
+        t.note('on a key of its own the 429 is not waited out: that requests are served again after it is not judged');
+        return;
+      }
       const waited = limited.slice(1).find((ex) => errorCode(ex) === 'rate_limited');
       t.expect('Q-RATE-002', waited === undefined, {
         documented: 'after waiting the retry-after of a rate_limited 429, the request is served again',
         received: { retryAfter: limited[0]!.response.headers['retry-after'], status: waited?.response.status, body: waited?.response.body },
         exchange: waited,
       });
+      const answer = sends[0]!.answer;
       if (answer && answer.response.status !== 429) t.note(`served again after waiting the retry-after: ${answer.response.status}`);
       else t.note(`not waited out here (${stopped?.reason ?? 'no repeat'}): that requests are served again after it is not judged`);
       return;

@@ -105,7 +105,8 @@ async function sweepPath(t: CheckContext, path: AccessPath, client: ServiceClien
   const inputs: SweepInput[] = [];
   for (const op of operations) {
     const operation = path === 'key' ? op.operationId : `${op.operationId} (distributor)`;
-    for (const input of badQueries(op, hostile)) inputs.push({ operation, run: (send) => judged(send, op, input, input.query) });
+    for (const input of badQueries(op, hostile, path === 'distributor'))
+      inputs.push({ operation, run: (send) => judged(send, op, input, input.query) });
     const generated = invalidRequests('quotes', op);
     if (!generated) continue;
     inputs.push({

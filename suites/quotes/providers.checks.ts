@@ -1,8 +1,7 @@
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { decodeImage, parseDataUri } from '../shared/image.ts';
-import { notABoolean } from '../shared/arbitraries.ts';
-import { propertyAhead } from '../shared/hostile.ts';
+import { malformedFlag } from '../shared/hostile.ts';
 import { isObject, type Json } from '../shared/values.ts';
 import { expectStatus } from './quote-support.ts';
 
@@ -127,11 +126,10 @@ export const providersRejectMalformedFlag = defineCheck({
   rules: ['Q-PROV-007'],
   profile: 'readonly',
   async run(t: CheckContext) {
-    // The values go out up to the run's check slots at once, judged in fast-check's order (propertyAhead).
-    await propertyAhead(
+    // Generated values against the embedded server, one per lenient reading on a given target (malformedFlag).
+    await malformedFlag(
       t,
       'Q-PROV-007',
-      notABoolean,
       (value) => t.quotes.request({ path: '/api/v1/providers', query: `includeIcons=${encodeURIComponent(value)}`, retry: false }),
       (value, ex) =>
         expectStatus(t, 'Q-PROV-007', ex, 400, `includeIcons=${JSON.stringify(value)} (booleans are true or false) answered 400`),

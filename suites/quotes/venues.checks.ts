@@ -1,8 +1,7 @@
 import bs58 from 'bs58';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
 import type { Exchange } from '../harness/exchange.ts';
-import { notABoolean } from '../shared/arbitraries.ts';
-import { propertyAhead } from '../shared/hostile.ts';
+import { malformedFlag } from '../shared/hostile.ts';
 import { isObject } from '../shared/values.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
 import { expectStatus } from './quote-support.ts';
@@ -126,11 +125,10 @@ export const venuesRejectMalformedFlag = defineCheck({
   rules: ['Q-VEN-006'],
   profile: 'readonly',
   async run(t: CheckContext) {
-    // The values go out up to the run's check slots at once, judged in fast-check's order (propertyAhead).
-    await propertyAhead(
+    // Generated values against the embedded server, one per lenient reading on a given target (malformedFlag).
+    await malformedFlag(
       t,
       'Q-VEN-006',
-      notABoolean,
       (value) => t.quotes.request({ path: '/api/v1/venues', query: `includeProgramIds=${encodeURIComponent(value)}`, retry: false }),
       (value, ex) =>
         expectStatus(t, 'Q-VEN-006', ex, 400, `includeProgramIds=${JSON.stringify(value)} (booleans are true or false) answered 400`),

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import { MALFORMED_BOOLEANS, notABoolean } from './arbitraries.ts';
 import { requestArbitraries, type InvalidRequestSample } from '../../generators/arbitraries.ts';
 import type { OperationInfo } from '../../generators/index.ts';
 import type { CheckContext } from '../harness/check.ts';
@@ -122,11 +123,22 @@ export function branchOf(value: unknown): string {
 export const keyBranch = (key: unknown): string =>
   typeof key !== 'string' || key === '' ? branchOf(key) : key.length < 32 || key.length > 44 ? 'length' : 'alphabet';
 
-/** An amount's branch: how a conforming server may read it, and the branch of its value. */
-export const amountBranch = (m: MalformedAmount): string => `${m.reading}:${branchOf(m.value)}`;
+/**
+ * An amount's branch: how a conforming server may read it, and the branch of its value; a JSON number or boolean is
+ * one branch whatever its sign or fraction (an amount is a string: the type check rejects them all, and a server that
+ * coerces them serves the number 1, which no reading lets through).
+ */
+export const amountBranch = (m: MalformedAmount): string =>
+  `${m.reading}:${typeof m.value === 'string' || m.value === null ? branchOf(m.value) : 'not-a-string'}`;
 
-/** A path id's branch, as the server sees it once decoded. */
-export const pathIdBranch = (id: string): string => branchOf(decodeURIComponent(id));
+/**
+ * A path id's branch, as the server sees it once decoded: ids are UUIDs, so digits (within u64 or beyond) are text
+ * that is no UUID like any other.
+ */
+export const pathIdBranch = (id: string): string => {
+  const branch = branchOf(decodeURIComponent(id));
+  return branch.startsWith('digits') ? 'text' : branch;
+};
 
 /** The malformed values a check sends: every one, or the first of each validation branch (`TargetEnv.hostileInputs`). */
 export interface HostileValues {
@@ -172,13 +184,60 @@ export function hostileValues(env: TargetEnv): HostileValues {
 }
 
 /**
+ * A generated invalid request in a branch the fixed inputs of both services cover: a query parameter's value of the
+ * wrong type or format (every documented query parameter gets text that is neither), a body of the wrong JSON type
+ * (the bodies that are null, an array, a string).
+ */
+export function coveredByFixedInputs(sample: InvalidRequestSample): boolean {
+  const { keyword, path } = sample.violation;
+  if (sample.target.startsWith('query:')) return keyword === 'type' || keyword === 'pattern';
+  return sample.target === 'body' && keyword === 'type' && path === '';
+}
+
+/**
+ * The branches of the HTTP layer an operation gets: every one when the run sends every input; on a given target a
+ * share, in turn. How a path segment is decoded (very long, traversal, control characters, other unicode), how deep or
+ * large a body may be and which content type it needs are decided by a service's HTTP stack for all its operations,
+ * not by each operation's validation: each operation (the `turn`-th of `of`) gets some of them, so that each still
+ * reaches several operations and every operation some.
+ */
+export function inTurn<T>(hostile: HostileValues, values: readonly T[], turn: number, of: number): readonly T[] {
+  if (!hostile.perBranch || values.length === 0) return values;
+  const n = Math.min(Math.max(1, of), values.length);
+  return values.filter((_, j) => j % n === turn % n);
+}
+
+/** Branches of a path segment or query value that its decoding decides (see inTurn). */
+export const DECODING_BRANCHES: ReadonlySet<string> = new Set(['long', 'traversal', 'control', 'unicode']);
+
+/**
+ * The hostile strings of the `turn`-th of `of` parameters of a query: every one of `own` when the run sends every
+ * input; else those of the parameter's own validation, and its share (inTurn) of the decoding branches of `all`.
+ */
+export function stringsInTurn(
+  hostile: HostileValues,
+  own: readonly string[],
+  turn: number,
+  of: number,
+  all: readonly string[] = own,
+): readonly string[] {
+  if (!hostile.perBranch) return own;
+  const decoding = (v: string) => DECODING_BRANCHES.has(branchOf(v));
+  return [...own.filter((v) => !decoding(v)), ...inTurn(hostile, all.filter(decoding), turn, of)];
+}
+
+/**
  * Whether to send a generated invalid request: always when the run sends every input, else the first of each branch
- * (what the sample makes invalid, and how) per operation; the others pass unsent.
+ * (what the sample makes invalid, and how) per operation (per sweep for a header) that no fixed input covers; the
+ * others pass unsent.
  */
 export function generatedSampler(env: TargetEnv): (operation: string, sample: InvalidRequestSample) => boolean {
   if (env.hostileInputs !== 'per-branch') return () => true;
   const first = firstOfBranch();
-  return (operation, sample) => first(`${operation} ${sample.target} ${sample.violation.keyword}`);
+  // A header's value is read by the service's HTTP layer, the same for every operation: its branch once per sweep.
+  return (operation, sample) =>
+    !coveredByFixedInputs(sample) &&
+    first(`${sample.target.startsWith('header:') ? '' : operation} ${sample.target} ${sample.violation.keyword}`);
 }
 
 /**
@@ -200,6 +259,18 @@ export function leakedInternals(text: string, sent: readonly string[] = []): str
     if (m) return m[0].trim();
   }
   return undefined;
+}
+
+/**
+ * Unknown query parameters (`unknown`, a raw query string) and one repeated: two requests, or on a given target one
+ * request with both, since an unknown parameter is one branch whatever it looks like (ignored, or rejected).
+ */
+export function unknownQueries(hostile: HostileValues, unknown: string): Array<{ what: string; query: string }> {
+  if (hostile.perBranch) return [{ what: 'unknown query parameters, one repeated', query: `${unknown}&conformanceUnknown=b` }];
+  return [
+    { what: 'unknown query parameters', query: unknown },
+    { what: 'an unknown query parameter repeated', query: 'conformanceUnknown=a&conformanceUnknown=b' },
+  ];
 }
 
 /** A path with each `{name}` replaced by `value(name)`. */
@@ -524,6 +595,22 @@ export async function propertyAhead<T>(
   } finally {
     await Promise.allSettled(ahead.values());
   }
+}
+
+/**
+ * A malformed boolean flag, sent and judged: against the embedded server a property of `rule` over `notABoolean`
+ * (propertyAhead); on a given target (`hostileInputs` per-branch) each of MALFORMED_BOOLEANS once, up to the run's
+ * check slots at once (sweepWidth; 1: one after another), judged in their order.
+ */
+export async function malformedFlag(
+  t: CheckContext,
+  rule: RuleId,
+  send: (value: string) => Promise<Exchange>,
+  judge: (value: string, ex: Exchange) => void,
+): Promise<void> {
+  if (t.env.hostileInputs !== 'per-branch') return propertyAhead(t, rule, notABoolean, send, judge);
+  const answers = await mapAtMost(MALFORMED_BOOLEANS, sweepWidth(t.env), send);
+  MALFORMED_BOOLEANS.forEach((value, i) => judge(value, answers[i]!));
 }
 
 /**

@@ -131,19 +131,17 @@ describe('--check and ensureGenerated', () => {
     expect(snapshot(out)).toEqual(before);
   });
 
-  test('ensureGenerated regenerates a stale directory, then returns quickly without writing', async () => {
+  test('ensureGenerated regenerates a stale directory, then finds it fresh and writes nothing', async () => {
     const lines: string[] = [];
     await ensureGenerated({ specs: [{ service: 'fixture', path: spec }], outDir: out, log: (l) => lines.push(l) });
     expect(lines.join('\n')).toMatch(/regenerated .*changed/);
     const c = runGenerate(['--check', '--specs', `fixture=${spec}`, '--out', out]);
     expect(c.status, c.out).toBe(0);
     const before = snapshot(out);
-    const t0 = performance.now();
+    // No regeneration (its log line) and no file written (the mtimes): what makes it quick, judged without a clock.
     await ensureGenerated({ specs: [{ service: 'fixture', path: spec }], outDir: out, log: (l) => lines.push(l) });
-    const ms = performance.now() - t0;
     expect(lines).toHaveLength(1);
     expect(snapshot(out)).toEqual(before);
-    expect(ms).toBeLessThan(250);
   });
 
   test('a missing spec is skipped with a warning and recorded; --check stays fresh while it stays missing', () => {

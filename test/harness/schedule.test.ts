@@ -4,7 +4,18 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { Check } from '../../suites/harness/check.ts';
-import { CheckQueue, runOrder, Scheduler, type Turn } from '../../suites/harness/schedule.ts';
+import { ControlAdapter } from '../../suites/harness/control.ts';
+import {
+  CheckQueue,
+  guardSharedState,
+  OWN_QUOTE_KEY_NEEDS,
+  OWN_TENANT_NEEDS,
+  runOrder,
+  runsAlone,
+  Scheduler,
+  type Turn,
+} from '../../suites/harness/schedule.ts';
+import { allChecks } from '../../suites/index.ts';
 
 const check = (name: string, service: Check['service'] = 'quotes', alone = false): Check => ({
   name,
@@ -107,6 +118,57 @@ describe('CheckQueue', () => {
     queue.done(all[0]!);
     expect(names(queue.next())).toEqual([]);
     expect(queue.queued).toBe(0);
+  });
+});
+
+describe('runsAlone: rate-limit checks on quote keys of their own', () => {
+  const metering: Check = {
+    name: 'a-rate-limit-check',
+    service: 'quotes',
+    rules: ['Q-RATE-001'],
+    profile: 'full',
+    needs: ['quote-keys', 'rate-limits'],
+    run: async () => {},
+  };
+  const own: Check = { ...metering, ownQuoteKey: true };
+
+  test('a check marked ownQuoteKey runs beside others only on a target offering quote-keys and rate-limits', () => {
+    expect(runsAlone(own)).toBe(true);
+    expect(runsAlone(own, ['quote-keys'])).toBe(true);
+    expect(runsAlone(own, ['rate-limits'])).toBe(true);
+    expect(runsAlone(own, OWN_QUOTE_KEY_NEEDS)).toBe(false);
+    // Without capabilities of its own (the run's key, blackbox-rate.checks.ts) too.
+    expect(runsAlone({ ...own, needs: [] }, OWN_QUOTE_KEY_NEEDS)).toBe(false);
+    expect(runsAlone({ ...own, needs: [] })).toBe(true);
+  });
+
+  test('unmarked, or sharing the clock, prices, faults or partner reporting as well: alone whatever the target offers', () => {
+    const all = [...OWN_QUOTE_KEY_NEEDS, ...OWN_TENANT_NEEDS, 'clock', 'prices', 'faults'] as const;
+    expect(runsAlone(metering, all)).toBe(true);
+    expect(runsAlone({ ...metering, rules: ['Q-INFO-001'] }, all)).toBe(true);
+    for (const shared of ['clock', 'prices', 'faults'] as const)
+      expect(runsAlone({ ...own, needs: [...own.needs!, shared] }, all)).toBe(true);
+    expect(runsAlone({ ...own, alone: true }, all)).toBe(true);
+    // Each mark answers for its own area only.
+    expect(runsAlone({ ...own, rules: ['Q-RATE-001', 'OA-REP-001'] }, all)).toBe(true);
+    expect(runsAlone({ ...metering, ownTenant: true }, all)).toBe(true);
+  });
+
+  test('one that runs beside others is still stopped before it changes the clock, prices or faults', async () => {
+    const control = new ControlAdapter('http://127.0.0.1:9', [...OWN_QUOTE_KEY_NEEDS, 'faults', 'clock'], 1000);
+    guardSharedState(control, own);
+    await expect(control.setFaults({ oracle: 'down' })).rejects.toThrow(/alone: true/);
+    await expect(control.advanceClock(60)).rejects.toThrow(/alone: true/);
+  });
+
+  test("the suite's rate-limit checks all make keys of their own where the target offers them", () => {
+    const metered = allChecks.filter((c) => c.rules.some((id) => id.startsWith('Q-RATE-')));
+    expect(metered.length).toBeGreaterThanOrEqual(5);
+    for (const c of metered) {
+      expect(c.ownQuoteKey, c.name).toBe(true);
+      expect(runsAlone(c, [...OWN_QUOTE_KEY_NEEDS, ...OWN_TENANT_NEEDS, 'funding']), c.name).toBe(false);
+      expect(runsAlone(c, ['tenants', 'funding', 'clock']), c.name).toBe(true);
+    }
   });
 });
 

@@ -20,8 +20,11 @@ import { call, errorCode, type Answer, type CallOptions } from './support.ts';
  */
 
 const CEILING_MS = 60_000;
-/** Fast enough for quick tests, slow enough that a 5-minute window outlasts a busy machine's pause (3 s of wall time). */
-const TIME_SCALE = 100;
+/**
+ * Fast enough for quick tests, slow enough that a 5-minute window (an intent to its confirm) outlasts a busy machine's
+ * pause: 10 s of wall time (at 100 it was 3 s, which a loaded 2-core machine can lose between two requests).
+ */
+const TIME_SCALE = 30;
 /** The sub the funded test wallet is onboarded with. */
 const USER = 'partner-user';
 

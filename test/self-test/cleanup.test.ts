@@ -11,7 +11,7 @@ import type { Exchange } from '../../suites/harness/exchange.ts';
 import { runCheck } from '../../suites/harness/runner.ts';
 import type { TargetEnv } from '../../suites/harness/types.ts';
 import { cleanUpCreatedOrders, describeCleanup } from '../../suites/orders/cleanup.ts';
-import { createOrder, intentRequest } from '../../suites/orders/orders.ts';
+import { createOrder, dcaRequest, intentRequest, madeUser, postIntent } from '../../suites/orders/orders.ts';
 import { cancelledDca } from '../../suites/orders/steps/actions.ts';
 import { orderWithdraw, withdrawUser } from '../../suites/orders/steps/withdrawals.ts';
 import { prepareSelfTest } from './sandbox-support.ts';
@@ -156,6 +156,47 @@ describe('cleanup at the end of a full run', () => {
         'POST /orders/{id}/withdraw/confirm': 2,
         'GET /me/balance': 1,
       });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a user no intent handed a deposit is not listed; a manager nothing of the run reached is not read; one funded, or whose user an intent was handed, is', async () => {
+    const { sent, proxy } = await tallying();
+    try {
+      clearLedger();
+      const t = new CheckContext(allChecks[0]!, env);
+      // Onboarded, its wallet funded, nothing more: it cannot have an order, its manager cannot hold anything of the run.
+      const idle = await madeUser(t, true);
+      // Its manager funded through the control API: not listed; read, emptied by a withdraw-max, read again.
+      const funded = await withdrawUser(t, '5000000');
+      // Handed a deposit it never confirmed: listed and read (a confirm whose answer was lost could have landed it).
+      const handed = await madeUser(t, true);
+      expect((await postIntent(t, handed.sub, dcaRequest())).response.status).toBe(200);
+      const report = await cleanUpCreatedOrders({ ...env, ordersUrl: proxy.url }, [], knownUsers(), () => {});
+      expect(report).toMatchObject({ orders: 0, walletWithdrawals: 1, left: [] });
+      expect(report.balances).toMatchObject({ unread: 1, discrepancies: [], unreadable: {} });
+      expect(Object.fromEntries(sent)).toEqual({
+        'GET /me/orders': 1,
+        'GET /me/balance': 3,
+        'POST /withdraw/transaction': 1,
+        'POST /withdraw/confirm': 1,
+      });
+      // The idle user's funded wallet is still audited, its manager counted as holding nothing.
+      const wallets = report.balances.wallets as Array<{ wallet: string; mints: Array<{ inManagers: string; discrepancy?: string }> }>;
+      expect(wallets.map((w) => w.wallet).sort()).toEqual([idle.userPubkey, funded.userPubkey, handed.userPubkey].sort());
+      expect(wallets.find((w) => w.wallet === idle.userPubkey)?.mints.every((m) => m.inManagers === '0' && !m.discrepancy)).toBe(true);
+      expect(describeCleanup(report)).toMatch(
+        /balances add up \(managers hold nothing withdrawable, 1 of them known empty without a read, /,
+      );
+      // Where the target simulates no chain (partner mode: the partner's wallet, a sub reused across runs), every user
+      // is listed and read.
+      sent.clear();
+      const partner = { ...env, ordersUrl: proxy.url, capabilities: env.capabilities.filter((c) => c !== 'funding') };
+      expect((await cleanUpCreatedOrders(partner, [], knownUsers(), () => {})).balances.unread).toBeUndefined();
+      expect(sent.get('GET /me/orders')).toBe(3);
+      expect(sent.get('GET /me/balance')).toBe(3);
+      clearLedger();
     } finally {
       await proxy.close();
     }

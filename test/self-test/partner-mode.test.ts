@@ -18,8 +18,10 @@ import { describeResults, runAgainstReference, SELF_TEST_SEED } from './run.ts';
 import { prepareSelfTest, sandboxCredentials } from './sandbox-support.ts';
 
 /**
- * Fast enough for a test, slow enough that the suite's SIWS sign-ins (Issued At from the machine's clock, which the
- * sandbox's clock outruns) stay within the 10-minute window for the 600 / (TIME_SCALE - 1) s a server runs here.
+ * Fast enough for a test, slow enough for the sandbox's time windows: the suite's SIWS sign-ins take their Issued At
+ * from the service's time as last learned plus the local time since (suites/harness/service-time.ts), which the
+ * sandbox's clock outruns by TIME_SCALE - 1 times that wait (a refused sign-in is sent again on an exact read), and a
+ * pending order's 5 minutes are 300 / TIME_SCALE s of wall time.
  */
 const TIME_SCALE = 8;
 

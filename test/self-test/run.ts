@@ -12,6 +12,8 @@ export const SELF_TEST_SEED = Number(process.env.CONFORMANCE_SEED ?? 20261122);
 export type RunOverrides = Partial<Pick<TargetConfig, 'profile' | 'maxRps' | 'maxConcurrency' | 'timeoutMs' | 'numRuns'>> & {
   /** Called with the server once the checks ran, before it closes (to read its transport counters). */
   inspect?: (server: RunningServer) => void;
+  /** The hostile inputs the run sends (suites/shared/hostile.ts): every one by default, as against the embedded server. */
+  hostileInputs?: TargetEnv['hostileInputs'];
   /** Run up to this many checks at once, as the CLI does (suites/harness/schedule.ts); default 1, one after another. */
   checksAtOnce?: number;
   /**
@@ -24,7 +26,7 @@ export type RunOverrides = Partial<Pick<TargetConfig, 'profile' | 'maxRps' | 'ma
 export async function runAgainstReference(
   options: ReferenceServerOptions,
   checks: readonly Check[],
-  { inspect, checksAtOnce = 1, stopAfter, ...overrides }: RunOverrides = {},
+  { inspect, checksAtOnce = 1, stopAfter, hostileInputs, ...overrides }: RunOverrides = {},
 ): Promise<CheckResult[]> {
   const server = await startReferenceServer({ port: 0, ...options });
   try {
@@ -42,6 +44,7 @@ export async function runAgainstReference(
       credentials: {},
       ...overrides,
     });
+    if (hostileInputs) env.hostileInputs = hostileInputs;
     const results = await runScheduled(checks, env, checksAtOnce, stopAfter);
     inspect?.(server);
     return results;

@@ -25,7 +25,7 @@ import {
 } from '../orders.ts';
 import { SIGNATURE_LAMPORTS, spendLamports } from '../lamports.ts';
 import { asUser, serviceNow as serviceTime } from '../users.ts';
-import { readPath, type Row } from './dca.ts';
+import { judgedLater, readPath, type Row } from './dca.ts';
 import { DETAIL_PATHS } from './reads.ts';
 import { confirmedBuild } from './withdrawals.ts';
 
@@ -210,18 +210,20 @@ export async function readDetail(
 }
 
 /** readDetail now, judged when the answer is called (steps/dca.ts fetchDca: reads sent at once, judged in turn). */
-export async function fetchDetail(
+export function fetchDetail(
   t: CheckContext,
   user: Funded,
   type: OrderType,
   orderId: string,
   held = false,
 ): Promise<() => { ex: Exchange; order: Row }> {
-  const { ex, data } = await readPath(t, user, `${DETAIL_PATHS[type]}/${orderId}`);
-  return () => {
-    if (held) expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
-    return { ex, order: data as Row };
-  };
+  return judgedLater(async () => {
+    const { ex, data } = await readPath(t, user, `${DETAIL_PATHS[type]}/${orderId}`);
+    return () => {
+      if (held) expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
+      return { ex, order: data as Row };
+    };
+  });
 }
 
 /**

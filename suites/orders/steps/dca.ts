@@ -33,8 +33,21 @@ export async function readPath(t: CheckContext, user: Actor, path: string): Prom
 
 /*
  * The fetch* reads answer a function that judges what was read when called: reads sent at once (atOnce) are judged
- * in the order the check gives, as when they were sent one after another (t.expect stops at the first failure).
+ * in the order the check gives, as when they were sent one after another (t.expect stops at the first failure). A read
+ * that went wrong (transport, a broken precondition) throws when its answer is called too, not at once: a read judged
+ * before it still fails its rule first, as it did when the reads went one after another.
  */
+
+/** `read()`, whose failure is thrown only when its answer is called (judgedLater). */
+export async function judgedLater<T>(read: () => Promise<() => T>): Promise<() => T> {
+  try {
+    return await read();
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
 
 /** GET /dca/{id}, held to the passive order invariants. */
 export async function readDca(t: CheckContext, user: Actor, orderId: string): Promise<{ ex: Exchange; order: Row }> {
@@ -42,12 +55,14 @@ export async function readDca(t: CheckContext, user: Actor, orderId: string): Pr
 }
 
 /** GET /dca/{id} now; held to the passive order invariants when the answer is called. */
-export async function fetchDca(t: CheckContext, user: Actor, orderId: string): Promise<() => { ex: Exchange; order: Row }> {
-  const { ex, data } = await readPath(t, user, `/dca/${orderId}`);
-  return () => {
-    expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
-    return { ex, order: data as Row };
-  };
+export function fetchDca(t: CheckContext, user: Actor, orderId: string): Promise<() => { ex: Exchange; order: Row }> {
+  return judgedLater(async () => {
+    const { ex, data } = await readPath(t, user, `/dca/${orderId}`);
+    return () => {
+      expectOrderInvariants(t, data, { scope: 'user', exchange: ex, owner: user });
+      return { ex, order: data as Row };
+    };
+  });
 }
 
 /** GET /orders/{id}/executions; every row's fee snapshot is whole (OA-EXEC-017). */
@@ -56,13 +71,15 @@ export async function readExecutions(t: CheckContext, user: Actor, orderId: stri
 }
 
 /** GET /orders/{id}/executions now; each row's fee snapshot held whole (OA-EXEC-017) when the answer is called. */
-export async function fetchExecutions(t: CheckContext, user: Actor, orderId: string): Promise<() => { ex: Exchange; rows: Row[] }> {
-  const { ex, data } = await readPath(t, user, `/orders/${orderId}/executions`);
-  return () => {
-    const rows = (Array.isArray(data) ? data : []).filter(isObject);
-    for (const row of rows) expectFeeSnapshotWhole(t, row, ex);
-    return { ex, rows };
-  };
+export function fetchExecutions(t: CheckContext, user: Actor, orderId: string): Promise<() => { ex: Exchange; rows: Row[] }> {
+  return judgedLater(async () => {
+    const { ex, data } = await readPath(t, user, `/orders/${orderId}/executions`);
+    return () => {
+      const rows = (Array.isArray(data) ? data : []).filter(isObject);
+      for (const row of rows) expectFeeSnapshotWhole(t, row, ex);
+      return { ex, rows };
+    };
+  });
 }
 
 /** The manager's totalBalance of `mint` (GET /me/balance), 0 without a row. */

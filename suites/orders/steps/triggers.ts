@@ -92,17 +92,6 @@ export async function markets(t: CheckContext, n: number): Promise<Market[]> {
   return inputs.map((input) => ({ user, input, output, pair: START }));
 }
 
-/**
- * Requests sent at once, each settled before this returns: their values in order, or the first failure in order (a
- * skip or failure of one never leaves another still running behind the check's end).
- */
-export async function inOrder<T extends readonly unknown[] | []>(sends: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const settled = (await Promise.allSettled(sends)) as PromiseSettledResult<unknown>[];
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
-}
-
 /** The pair of `m` at `pair` (the input's USD price). */
 async function setPair(t: CheckContext, m: Market, pair: bigint): Promise<void> {
   await t.control.setPrice(m.input, inputUsd(pair));
@@ -174,9 +163,9 @@ export async function walks(
   readFirst = false,
 ): Promise<Array<{ id: string; status: unknown }>> {
   if (paths.length > ms.length || steps.length !== paths.length) throw new Error('walks: one market and one step per path');
-  const ids = await inOrder(paths.map((_, i) => place(t, ms[i]!, type, values)));
+  const ids = await atOnce(t, ...paths.map((_, i) => () => place(t, ms[i]!, type, values)));
   const status: unknown[] = ids.map(() => 'active');
-  const readAll = (live: number[]) => inOrder(live.map((i) => read(t, ms[i]!.user.sub, type, ids[i]!)));
+  const readAll = (live: number[]) => atOnce(t, ...live.map((i) => () => read(t, ms[i]!.user.sub, type, ids[i]!)));
   if (readFirst) (await readAll(paths.map((_, i) => i))).forEach((seen, i) => steps[i]!(seen, START));
   for (let k = 0; ; k++) {
     const live = paths.flatMap((p, i) => (status[i] === 'active' && k < p.length ? [i] : []));
