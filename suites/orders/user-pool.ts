@@ -11,13 +11,15 @@
  *   know it as any check's user), and handed to that check only, once: the requests that made it become the check's
  *   first (its report lists them, a note says where they came from), and its accepted onboarding confirms `siws-form`
  *   there, as onboardedUser does;
- * - a user whose making failed in any way (an answer onboardedUser or fundUser would not take, a violation of the spec)
- *   is dropped: its check makes its own, as without the pool, and judges what it gets;
+ * - a user whose making threw (an answer onboardedUser or fundUser would not take, no answer) is dropped: its check
+ *   makes its own, as without the pool, and judges what it gets; the spec violations of the answers that made a user
+ *   go with it to its check, which fails on them as if it had made the user itself;
  * - no pool without `funding` (partner mode: the run's one wallet), nor under `--max-concurrency 1` (strictly
  *   sequential); a cancelled run (Ctrl-C, the deadline) starts no more users.
  */
 import type { TestContext } from 'vitest';
 import { CheckContext, type Check } from '../harness/check.ts';
+import type { Violation } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { DEFAULT_MAX_CONCURRENCY } from '../harness/pacer.ts';
 import { checkSlots, runsAlone, type Turn } from '../harness/schedule.ts';
@@ -29,6 +31,8 @@ export interface Made<U> {
   /** the requests that made it, in the ledger already */
   exchanges: readonly Exchange[];
   notes: readonly string[];
+  /** what their answers broke of the spec */
+  violations?: readonly Violation[];
 }
 
 /**
@@ -94,14 +98,32 @@ export class UserPool<U> {
 }
 
 /** A user made in a context of `check`, as the check would make it; undefined when anything went wrong. */
-async function madeFor<U>(check: Check, env: TargetEnv, make: (t: CheckContext) => Promise<U>): Promise<Made<U> | undefined> {
+/**
+ * A user made in a context of `check`, as the check would make it, with what its answers broke of the spec (the check
+ * meets that when it takes the user: handOver); undefined when making it threw (a broken precondition, a skip, no
+ * answer): its check then makes its own and meets whatever it meets.
+ */
+export async function madeFor<U>(check: Check, env: TargetEnv, make: (t: CheckContext) => Promise<U>): Promise<Made<U> | undefined> {
   const t = new CheckContext(check, env);
   try {
-    const user = await make(t);
-    return t.violations.length === 0 ? { user, exchanges: t.exchanges, notes: t.notes } : undefined;
+    return { user: await make(t), exchanges: t.exchanges, notes: t.notes, violations: t.violations };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `made` taken over by `t`'s check: its requests, notes and the spec violations of their answers become the check's,
+ * with a note saying where they came from (a violation fails the check as if it had made the user itself).
+ */
+export function handOver<U>(t: CheckContext, made: Made<U>): U {
+  t.exchanges.push(...made.exchanges);
+  t.notes.push(
+    ...made.notes,
+    "its user was made ahead, before the checks that run alone (the run's user pool, suites/orders/user-pool.ts): the requests that made it are listed with this check's",
+  );
+  t.violations.push(...(made.violations ?? []));
+  return made.user;
 }
 
 /** The part of a vitest task the pool reads: the run's tests, with the turn suites/harness/vitest.ts gave each. */
@@ -182,16 +204,10 @@ export async function userPoolSettled(): Promise<void> {
 }
 
 /**
- * The user made ahead for `t`'s check, if there is one: its requests and notes become the check's, with a note saying
- * where it came from. The caller confirms what making it confirmed (orders.ts intentUser).
+ * The user made ahead for `t`'s check, if there is one, handed over (handOver): what making it met is the check's. The
+ * caller confirms what making it confirmed (orders.ts intentUser).
  */
 export async function pooledUser<U>(t: CheckContext): Promise<U | undefined> {
   const made = (await pool)?.take(t.check.name) as Made<U> | undefined;
-  if (!made) return undefined;
-  t.exchanges.push(...made.exchanges);
-  t.notes.push(
-    ...made.notes,
-    "its user was made ahead, before the checks that run alone (the run's user pool, suites/orders/user-pool.ts): the requests that made it are listed with this check's",
-  );
-  return made.user;
+  return made && handOver(t, made);
 }

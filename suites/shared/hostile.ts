@@ -228,16 +228,17 @@ export function stringsInTurn(
 
 /**
  * Whether to send a generated invalid request: always when the run sends every input, else the first of each branch
- * (what the sample makes invalid, and how) per operation (per sweep for a header) that no fixed input covers; the
- * others pass unsent.
+ * (what the sample makes invalid, and how) per operation (per sweep for a header the HTTP layer reads) that no fixed
+ * input covers; the others pass unsent.
  */
 export function generatedSampler(env: TargetEnv): (operation: string, sample: InvalidRequestSample) => boolean {
   if (env.hostileInputs !== 'per-branch') return () => true;
   const first = firstOfBranch();
-  // A header's value is read by the service's HTTP layer, the same for every operation: its branch once per sweep.
+  // A header read by the service's HTTP layer, the same for every operation (X-Request-Id): its branch once per sweep.
+  // X-Idempotency-Key is read by each write that takes it, often per route: its branch per operation.
+  const perSweep = (target: string) => target.startsWith('header:') && !/idempotency/i.test(target);
   return (operation, sample) =>
-    !coveredByFixedInputs(sample) &&
-    first(`${sample.target.startsWith('header:') ? '' : operation} ${sample.target} ${sample.violation.keyword}`);
+    !coveredByFixedInputs(sample) && first(`${perSweep(sample.target) ? '' : operation} ${sample.target} ${sample.violation.keyword}`);
 }
 
 /**

@@ -73,6 +73,15 @@ describe('hostile inputs per validation branch', () => {
     expect(sampled('other', sample('body', 'type'))).toBe(true);
     const every = generatedSampler(env());
     expect([every('op', sample('body', 'type')), every('op', sample('body', 'type'))]).toEqual([true, true]);
+    // A header the HTTP layer reads: once per sweep; the idempotency key, read by each write: once per operation.
+    expect([sampled('op', sample('header:X-Request-Id', 'pattern')), sampled('other', sample('header:X-Request-Id', 'pattern'))]).toEqual([
+      true,
+      false,
+    ]);
+    expect([
+      sampled('op', sample('header:X-Idempotency-Key', 'minLength')),
+      sampled('other', sample('header:X-Idempotency-Key', 'minLength')),
+    ]).toEqual([true, true]);
   });
 
   test('generated invalid requests in a branch the fixed inputs cover are not sent on a given target', () => {
@@ -165,7 +174,8 @@ describe('hostile inputs per validation branch', () => {
     expect(patch.some((b) => String((b?.config as { triggerPrice?: unknown } | undefined)?.triggerPrice).startsWith('-'))).toBe(true);
     // health-query-parameters-answer-500: a query parameter on GET /health.
     expect(inputs('getHealth').some((i) => i.spec.query !== undefined)).toBe(true);
-    // Every amount field of every intent template gets every branch of an amount (the order types sharing a name take turns).
+    // Every amount field of every intent template gets every branch of an amount (stop_loss and take_profit, whose configs
+    // share a schema, take turns).
     const intentBodies = bodies('postOrdersIntent') as Array<{ config?: Record<string, unknown> }>;
     for (const field of [
       'totalAmount',
@@ -181,6 +191,13 @@ describe('hostile inputs per validation branch', () => {
         .map((b) => b.config![field]);
       const expected = hostile.amounts.filter((m) => !(/Price$/.test(field) && m.reading === 'beyond-u64')).map((m) => m.value);
       expect(sentValues, field).toEqual(expect.arrayContaining(expected));
+    }
+    // The oco and slice templates have config schemas of their own: each of them gets every branch of an amount.
+    for (const type of ['oco', 'slice']) {
+      const sentValues = intentBodies
+        .filter((b) => (b as { orderType?: string }).orderType === type && b.config && !isWellFormed(b.config.amount))
+        .map((b) => b.config!.amount);
+      expect(sentValues, type).toEqual(expect.arrayContaining(hostile.amounts.map((m) => m.value)));
     }
     // Every operation with a path id gets an id that is no UUID, and some decoding branches; each decoding branch of a
     // path id, and each body the HTTP layer judges, reaches several reads and several writes.

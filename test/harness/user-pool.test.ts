@@ -14,8 +14,9 @@ import type { TargetEnv } from '../../suites/harness/types.ts';
 import { intentUser, madeUser } from '../../suites/orders/orders.ts';
 import { orderGroups } from '../../suites/orders/registry.ts';
 import { walletOfSub } from '../../suites/orders/users.ts';
-import { beforeCheck, pooledChecks, poolWidth, UserPool, type Made } from '../../suites/orders/user-pool.ts';
+import { beforeCheck, handOver, madeFor, pooledChecks, poolWidth, UserPool, type Made } from '../../suites/orders/user-pool.ts';
 import { prepareSelfTest } from '../self-test/sandbox-support.ts';
+import { OFFLINE_ENV } from './offline-target.ts';
 
 const check = (name: string, extra: Partial<Check> = {}): Check =>
   defineCheck({ name, service: 'orders', rules: ['OA-INT-001'], profile: 'full', alone: true, async run() {}, ...extra });
@@ -96,6 +97,32 @@ describe('UserPool', () => {
     expect(started.map((s) => s.check)).toEqual(['a']);
     expect(pool.take('a')?.user).toBe('user-a');
     expect(pool.take('b')).toBeUndefined();
+  });
+});
+
+describe('madeFor and handOver', () => {
+  const env = OFFLINE_ENV;
+  test('what the answers that made a user broke of the spec goes with it: its check fails on it as if it had made the user', async () => {
+    const c = check('a-check');
+    const ahead = await madeFor(c, env, async (t) => {
+      t.notes.push('made');
+      t.violations.push({ rule: 'OA-ONB-001', detail: { documented: 'a documented onboarding answer', received: 'another' } });
+      return 'user-1';
+    });
+    expect(ahead?.violations).toHaveLength(1);
+    const t = new CheckContext(c, env);
+    expect(handOver(t, ahead!)).toBe('user-1');
+    expect(t.violations.map((v) => v.rule)).toEqual(['OA-ONB-001']);
+    expect(t.notes[0]).toBe('made');
+    expect(t.notes[1]).toMatch(/made ahead/);
+  });
+
+  test('a user whose making threw is dropped: its check makes its own', async () => {
+    expect(
+      await madeFor(check('a-check'), env, async () => {
+        throw new Error('onboarding answered 500');
+      }),
+    ).toBeUndefined();
   });
 });
 

@@ -272,15 +272,30 @@ function amounts(
 }
 
 /**
- * Malformed amounts and prices in the config of each intent template. On a given target each branch once per field
- * name (`amount` is in four templates, `triggerPrice` in two), the order types that share a field taking turns.
+ * The config schema of each order type's assumed template (specs/order-automation.openapi.yaml): stop_loss and
+ * take_profit share AssumedTriggerConfig, so a validator of one is that of the other; the others have their own.
+ */
+const CONFIG_SCHEMA: Readonly<Record<OrderType, string>> = {
+  dca: 'AssumedDcaConfig',
+  stop_loss: 'AssumedTriggerConfig',
+  take_profit: 'AssumedTriggerConfig',
+  oco: 'AssumedOcoConfig',
+  slice: 'AssumedSliceConfig',
+};
+
+/**
+ * Malformed amounts and prices in the config of each intent template. On a given target each branch once per field of
+ * each config schema: the order types whose templates share a schema and the field (stop_loss and take_profit) take
+ * turns at it.
  */
 function intentAmounts(hostile: HostileValues): FieldBody[] {
   return ORDER_TYPES.flatMap((type) =>
     INTENT_AMOUNT_FIELDS[type].flatMap((field) => {
       const all = amounts(hostile, (value) => intentRequest(type, { config: { [field.name]: value } }), field, 'OA-HOST-003');
       if (!hostile.perBranch) return all;
-      const sharing = ORDER_TYPES.filter((other) => INTENT_AMOUNT_FIELDS[other].some((f) => f.name === field.name));
+      const sharing = ORDER_TYPES.filter(
+        (other) => CONFIG_SCHEMA[other] === CONFIG_SCHEMA[type] && INTENT_AMOUNT_FIELDS[other].some((f) => f.name === field.name),
+      );
       const turn = sharing.indexOf(type);
       return all.filter((_, i) => i % sharing.length === turn);
     }),
