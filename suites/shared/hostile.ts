@@ -188,7 +188,7 @@ export function hostileValues(env: TargetEnv): HostileValues {
  * wrong type or format (every documented query parameter gets text that is neither), a body of the wrong JSON type
  * (the bodies that are null, an array, a string).
  */
-export function coveredByFixedInputs(sample: InvalidRequestSample): boolean {
+function coveredByFixedInputs(sample: InvalidRequestSample): boolean {
   const { keyword, path } = sample.violation;
   if (sample.target.startsWith('query:')) return keyword === 'type' || keyword === 'pattern';
   return sample.target === 'body' && keyword === 'type' && path === '';
