@@ -3,10 +3,12 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { AssumptionLog, type Assumption } from './assumptions.ts';
 import { ServiceClient, type Violation } from './client.ts';
+import { clockGate } from './clock-gate.ts';
 import { ControlAdapter } from './control.ts';
 import { noteCreated } from './ledger.ts';
 import { concurrencyLimitFor, DEFAULT_MAX_CONCURRENCY, pacerFor } from './pacer.ts';
 import { safeMethodsOnly } from './safe-methods.ts';
+import { runsInCompany } from './schedule.ts';
 import type { Exchange } from './exchange.ts';
 import { ConformanceFailure, SetupFailed, Skipped, Unsupported, type FailureDetail } from './failure.ts';
 import type { RuleId } from '../../generators/vocabulary.ts';
@@ -34,6 +36,13 @@ export interface Check {
    * offers `quote-keys` and `rate-limits` (e.g. suites/quotes/rate.checks.ts): it may then run beside other checks (schedule.ts)
    */
   ownQuoteKey?: true;
+  /**
+   * every price it sets is of a test mint of its own (`t.control.freshMint()`: suites/orders/steps/triggers.ts
+   * `markets`), and it advances the clock only by small steps, to let the target see those prices: its verdict holds
+   * whatever steps others add meanwhile, outside its windows (`CheckContext.window`). It then runs in a company: beside
+   * the other checks so marked, and no other (schedule.ts); with faults or another shared need it runs alone.
+   */
+  ownMarket?: true;
   /**
    * its first user is a default-funded user of its own wallet (suites/orders/orders.ts `intentUser(t, true)`): when it
    * runs alone, the run's user pool makes that user ahead, while the checks that may overlap run
@@ -200,6 +209,15 @@ export class CheckContext {
   /** Record an observation for the report (info rules, unknowns). Never fails. */
   note(text: string): void {
     this.notes.push(text);
+  }
+
+  /**
+   * `span`, with the target's virtual clock never moved by another check while it lasts: a window of the check's own
+   * (an intent and its confirm, a sign-in's `Issued At`). Only the checks of a company may move the clock beside this
+   * one (schedule.ts): for them the span passes the run's clock gate (clock-gate.ts); for any other check it just runs.
+   */
+  async window<T>(span: () => Promise<T>): Promise<T> {
+    return runsInCompany(this.check, this.env.capabilities) ? await clockGate.window(span) : await span();
   }
 
   /** Run `fn` after the check, pass or fail (restore faults, cancel orders). */

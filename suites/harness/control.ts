@@ -1,3 +1,4 @@
+import { Keypair } from '@solana/web3.js';
 import type { Exchange } from './exchange.ts';
 import { ServiceClient } from './client.ts';
 import { SetupFailed, Unsupported } from './failure.ts';
@@ -82,6 +83,8 @@ export function registerMintedSecrets(path: string, body: unknown): void {
  */
 export class ControlAdapter {
   private readonly client?: ServiceClient;
+  /** The test mints this adapter (one check's) made up (`freshMint`). */
+  private readonly mints = new Set<string>();
 
   constructor(
     private readonly controlUrl: string | undefined,
@@ -226,6 +229,21 @@ export class ControlAdapter {
   ): Promise<string> {
     this.require('funding');
     return ((await this.call('POST', '/fund', { wallet, mint, amount, ...newMint })) as { balance: string }).balance;
+  }
+
+  /**
+   * The address of a new test mint of this check's own (a random public key, base58): the target knows it once `fund`
+   * credits a wallet with it. Nobody else has it, so its price moves nothing another check sees (schedule.ts, company).
+   */
+  freshMint(): string {
+    const mint = Keypair.generate().publicKey.toBase58();
+    this.mints.add(mint);
+    return mint;
+  }
+
+  /** Is `mint` one this adapter made up (`freshMint`)? */
+  madeMint(mint: string): boolean {
+    return this.mints.has(mint);
   }
 
   /** A new Token-2022 test mint whose extensions (named in the answer) the target's order service cannot swap. */

@@ -19,9 +19,19 @@
  * (pacer.ts `holdFor`), and an order check held for up to a minute could miss a window it meets on the wall clock.
  * A check that is not marked and still tries to change the clock, prices, pools or faults is stopped before the call
  * with a suite error (`guardSharedState`), so a missing mark is found on the first run, never a flaky verdict.
+ *
+ * Between the two, a company (`runsInCompany`): the checks marked `ownMarket` (the trigger checks: they trade in markets
+ * of fresh test mints of their own, suites/orders/steps/triggers.ts) need the clock and prices only to move their own
+ * prices and let the target see them, a small step of the clock at a time. They run at the same time as each other, and
+ * beside no other check: each sees the others' steps of the clock as time passing, and nothing of theirs moves its
+ * prices. None of them sees the clock jump inside a window of its own (an intent and its confirm, a sign-in): windows
+ * and advances pass the run's clock gate (clock-gate.ts, `CheckContext.window`), never both at once. The guard lets a
+ * member advance the clock only through the gate and set only the prices of its own mints (`freshMint`), never pools or
+ * faults.
  */
 import type { Check } from './check.ts';
-import type { ControlAdapter } from './control.ts';
+import { clockGate } from './clock-gate.ts';
+import { ControlAdapter } from './control.ts';
 import type { Capability, TargetEnv } from './types.ts';
 
 export const SHARED_CAPABILITIES: readonly Capability[] = ['clock', 'prices', 'faults', 'rate-limits'];
@@ -35,24 +45,43 @@ export const OWN_TENANT_NEEDS: readonly Capability[] = ['tenants', 'funding'];
 /** What a target offers for a check marked `ownQuoteKey` to meter only keys it made itself, with a plan of its own. */
 export const OWN_QUOTE_KEY_NEEDS: readonly Capability[] = ['quote-keys', 'rate-limits'];
 
+/** The capabilities a check marked `ownMarket` shares with its company only: the clock in steps, prices of its own mints. */
+export const OWN_MARKET_SHARES: readonly Capability[] = ['clock', 'prices'];
+
+/** Where a check runs: beside any check but those that do not (`overlap`), beside its company only, or alone. */
+export type Place = 'overlap' | 'company' | 'alone';
+
 /**
- * Does `check` run with no other check at the same time, on a target offering `capabilities`? A check marked
- * `ownTenant` counts only tenants it made itself when they hold OWN_TENANT_NEEDS, so its reporting rules share nothing
- * then; one marked `ownQuoteKey` meters only quote keys of an organization it made itself when they hold
- * OWN_QUOTE_KEY_NEEDS, so neither its rate-limit rules nor `rate-limits` share anything then. Without them (or when the
- * capabilities are not given) it counts the run's tenant or the run's quote key, and runs alone.
+ * Where `check` runs on a target offering `capabilities`. A check marked `ownTenant` counts only tenants it made itself
+ * when they hold OWN_TENANT_NEEDS, so its reporting rules share nothing then; one marked `ownQuoteKey` meters only quote
+ * keys of an organization it made itself when they hold OWN_QUOTE_KEY_NEEDS, so neither its rate-limit rules nor
+ * `rate-limits` share anything then. Without them (or when the capabilities are not given) it counts the run's tenant
+ * or the run's quote key, and runs alone. One marked `ownMarket` whose shared needs are all OWN_MARKET_SHARES runs in the
+ * company; any other shared need (faults, a counting area, `alone: true`) makes it run alone.
  */
-export function runsAlone(check: Check, capabilities: readonly Capability[] = []): boolean {
+export function placeOf(check: Check, capabilities: readonly Capability[] = []): Place {
   const offers = (needs: readonly Capability[]) => needs.every((c) => capabilities.includes(c));
   const ownTenant = check.ownTenant === true && offers(OWN_TENANT_NEEDS);
   const ownQuoteKey = check.ownQuoteKey === true && offers(OWN_QUOTE_KEY_NEEDS);
   const own = (shared: string) =>
     (ownTenant && shared === 'OA-REP-') || (ownQuoteKey && (shared === 'Q-RATE-' || shared === 'rate-limits'));
-  return (
-    check.alone === true ||
-    (check.needs ?? []).some((c) => SHARED_CAPABILITIES.includes(c) && !own(c)) ||
-    check.rules.some((id) => SHARED_AREAS.some((prefix) => id.startsWith(prefix) && !own(prefix)))
-  );
+  const shared = [
+    ...(check.needs ?? []).filter((c) => SHARED_CAPABILITIES.includes(c) && !own(c)),
+    ...SHARED_AREAS.filter((prefix) => check.rules.some((id) => id.startsWith(prefix)) && !own(prefix)),
+  ];
+  if (check.alone === true) return 'alone';
+  if (shared.length === 0) return 'overlap';
+  return check.ownMarket === true && shared.every((c) => OWN_MARKET_SHARES.includes(c as Capability)) ? 'company' : 'alone';
+}
+
+/** Does `check` run with no other check at the same time, on a target offering `capabilities` (placeOf)? */
+export function runsAlone(check: Check, capabilities: readonly Capability[] = []): boolean {
+  return placeOf(check, capabilities) === 'alone';
+}
+
+/** Does `check` run beside the checks of its company only (placeOf)? */
+export function runsInCompany(check: Check, capabilities: readonly Capability[] = []): boolean {
+  return placeOf(check, capabilities) === 'company';
 }
 
 /**
@@ -69,14 +98,17 @@ export function checkSlots(maxConcurrency: number): number {
   return maxConcurrency > 0 ? maxConcurrency : 1000;
 }
 
-/** Consecutive checks cut into runs: a run of checks that may overlap, or one check that runs alone. */
-export function segments(checks: readonly Check[], capabilities: readonly Capability[] = []): Array<{ alone: boolean; checks: Check[] }> {
-  const out: Array<{ alone: boolean; checks: Check[] }> = [];
+/**
+ * Consecutive checks cut into runs: a run of checks that may overlap, a run of one company's checks (which may overlap
+ * each other), or one check that runs alone.
+ */
+export function segments(checks: readonly Check[], capabilities: readonly Capability[] = []): Array<{ place: Place; checks: Check[] }> {
+  const out: Array<{ place: Place; checks: Check[] }> = [];
   for (const check of checks) {
-    const alone = runsAlone(check, capabilities);
+    const place = placeOf(check, capabilities);
     const last = out.at(-1);
-    if (last && !alone && !last.alone) last.checks.push(check);
-    else out.push({ alone, checks: [check] });
+    if (last && place !== 'alone' && last.place === place) last.checks.push(check);
+    else out.push({ place, checks: [check] });
   }
   return out;
 }
@@ -84,37 +116,59 @@ export function segments(checks: readonly Check[], capabilities: readonly Capabi
 /** The control calls that change what every check of the target sees. */
 const SHARED_WRITES = ['advanceClock', 'setPrice', 'setPool', 'setFaults'] as const;
 
-/** Stop a check that does not run alone before it changes the target's shared state (a suite error naming the fix). */
+/**
+ * Stop a check before it changes the target's shared state beyond its place (a suite error naming the fix): one that
+ * may overlap changes none of it; a company member advances the clock only through the run's clock gate (never inside a
+ * window of another member) and sets only the prices of its own test mints (`ControlAdapter.freshMint`).
+ */
 export function guardSharedState(control: ControlAdapter, check: Check): void {
-  if (runsAlone(check, control.capabilities)) return;
+  const place = placeOf(check, control.capabilities);
+  if (place === 'alone') return;
+  const refuse = (method: string, why: string) => async () => {
+    throw new Error(`check "${check.name}" calls ${method}, ${why}`);
+  };
   for (const method of SHARED_WRITES) {
-    control[method] = async () => {
-      throw new Error(
-        `check "${check.name}" calls ${method}, which changes state every check shares, but may run beside other checks: ` +
-          'give it `alone: true` (suites/harness/schedule.ts)',
-      );
-    };
+    control[method] = refuse(
+      method,
+      place === 'overlap'
+        ? 'which changes state every check shares, but may run beside other checks: give it `alone: true` (suites/harness/schedule.ts)'
+        : 'which changes state its company shares (`ownMarket`: only its own prices and steps of the clock): give it `alone: true` (suites/harness/schedule.ts)',
+    );
   }
+  if (place !== 'company') return;
+  const { advanceClock, setPrice } = ControlAdapter.prototype;
+  control.advanceClock = (seconds) => clockGate.advance(() => advanceClock.call(control, seconds));
+  control.setPrice = async (mint, usdPrice) => {
+    if (!control.madeMint(mint))
+      throw new Error(
+        `check "${check.name}" sets the price of ${mint}, not a mint of its own (\`t.control.freshMint()\`): a company member (\`ownMarket\`) moves only the prices of its own mints (suites/harness/schedule.ts)`,
+      );
+    await setPrice.call(control, mint, usdPrice);
+  };
 }
 
 /**
  * The order the checks of a run start in, the services' areas given in declaration order. Sequential (`--max-concurrency
- * 1`): the declaration order. Otherwise the checks that may overlap first, then each that runs alone, both in declaration
- * order: a few alone checks scattered among the others would cut the run into short concurrent stretches, each waiting
- * for its slowest check (issue 17: on a 100-300 ms target fewer than 2 checks were under way on average). The checks of a
- * lane (`laneOf`: the order checks on one shared wallet) keep their declaration order, alone or not, ahead of the rest.
+ * 1`): the declaration order. Otherwise the checks that may overlap first, then the company's, then each that runs
+ * alone, each in declaration order: a few alone checks scattered among the others would cut the run into short
+ * concurrent stretches, each waiting for its slowest check (issue 17: on a 100-300 ms target fewer than 2 checks were
+ * under way on average). The checks of a lane (`laneOf`: the order checks on one shared wallet) keep their declaration
+ * order, alone or not, ahead of the rest.
  */
 export function runOrder(
   groups: ReadonlyArray<readonly [string, readonly Check[]]>,
   sequential: boolean,
-  alone: (check: Check) => boolean = (check) => runsAlone(check),
+  place: (check: Check) => Place = (check) => placeOf(check),
   laneOf: (check: Check) => string | undefined = () => undefined,
 ): Check[] {
   const declared = groups.flatMap(([, checks]) => checks);
   if (sequential) return declared;
-  const first = (c: Check) => laneOf(c) !== undefined || !alone(c);
-  return [...declared.filter(first), ...declared.filter((c) => !first(c))];
+  const tier = (c: Check) => (laneOf(c) !== undefined ? 0 : ['overlap', 'company', 'alone'].indexOf(place(c)));
+  return [0, 1, 2].flatMap((k) => declared.filter((c) => tier(c) === k));
 }
+
+/** The one company of the suite: the checks marked `ownMarket` (placeOf). */
+export const OWN_MARKET_COMPANY = 'own-market';
 
 /** A check waiting for its turn, or under way (in its test's meta: plain data). */
 export interface Turn {
@@ -122,16 +176,19 @@ export interface Turn {
   /** its place in `runOrder`: the lower starts first */
   rank: number;
   alone: boolean;
+  /** runs beside the checks of this company only (placeOf `company`) */
+  company?: string;
   /** the checks of one lane run one at a time, in rank order */
   lane?: string;
 }
 
 /**
  * The run's checks: which may start now. At most `slots` under way; one that runs alone starts when nothing else is
- * under way, and nothing else starts until it ends; the checks of a lane one at a time, in their order; otherwise by
- * rank. A check that runs alone waiting for the others to end does not hold back those ranked after it (they are the
- * checks that may overlap, all ranked before the alone ones, or another lane's): it starts once they have all ended.
- * Pure bookkeeping, no timers: `Scheduler` drives it.
+ * under way, and nothing else starts until it ends; the checks of a company beside each other only (the first starts
+ * when nothing else is under way, the others join it while it lasts); the checks of a lane one at a time, in their
+ * order; otherwise by rank. A check waiting for the others to end (alone, or a company's) does not hold back those ranked
+ * after it (the checks that may overlap are all ranked before the company's, and those before the alone ones; or
+ * another lane's): it starts once they have all ended. Pure bookkeeping, no timers: `Scheduler` drives it.
  */
 export class CheckQueue {
   private readonly waiting: Turn[] = [];
@@ -152,18 +209,26 @@ export class CheckQueue {
 
   /** The checks that start now, in rank order; they are under way from here until `done`. */
   next(): Turn[] {
-    if ([...this.running].some((t) => t.alone)) return [];
-    const heldLanes = new Set([...this.running].flatMap((t) => t.lane ?? []));
+    const running = [...this.running];
+    if (running.some((t) => t.alone)) return [];
+    const heldLanes = new Set(running.flatMap((t) => t.lane ?? []));
+    // The company under way, if any; whether a check of no company is under way.
+    let company = running.find((t) => t.company !== undefined)?.company;
+    let others = running.some((t) => t.company === undefined);
     const start: Turn[] = [];
     for (const turn of this.waiting) {
-      if (this.running.size + start.length >= this.slots) break;
+      if (running.length + start.length >= this.slots) break;
       if (turn.lane !== undefined && heldLanes.has(turn.lane)) continue;
       if (turn.lane !== undefined) heldLanes.add(turn.lane);
-      if (!turn.alone) start.push(turn);
-      else if (this.running.size + start.length === 0) {
+      if (turn.alone) {
+        if (running.length + start.length > 0) continue;
         start.push(turn);
         break;
       }
+      if (turn.company === undefined ? company !== undefined : others || (company ?? turn.company) !== turn.company) continue;
+      start.push(turn);
+      if (turn.company === undefined) others = true;
+      else company = turn.company;
     }
     for (const turn of start) {
       this.remove(turn);

@@ -3,8 +3,8 @@
  * URL for its `Date` headers), so that a plain onboarding can date its SIWS `Issued At` (within 10 minutes of the
  * service's time) without a read of its own (issue 17: one sequential round trip fewer per check's user). An estimate is
  * what was learned plus the local time elapsed since, and only while that is younger than MAX_AGE_MS: a virtual clock
- * moves only when a check that runs alone advances it (schedule.ts), through the control adapter, which learns its
- * answer. Whoever uses an estimate must survive a wrong one (a clock moved by someone else, a server restarted): users.ts
+ * moves only when a check that runs alone or in the company advances it (schedule.ts), through the control adapter,
+ * which learns its answer (a company member dates its sign-in inside a window: no advance is under way then). Whoever uses an estimate must survive a wrong one (a clock moved by someone else, a server restarted): users.ts
  * retries a refused onboarding once with an exact read.
  */
 

@@ -7,7 +7,7 @@ import { verdictLine } from './junit.ts';
 import { loadCatalogue } from './rules.ts';
 import { DEFAULT_MAX_CONCURRENCY } from './pacer.ts';
 import { runCheck, type CheckResult } from './runner.ts';
-import { CheckQueue, checkSlots, ordersShareOneWallet, runOrder, runsAlone, Scheduler, type Turn } from './schedule.ts';
+import { CheckQueue, checkSlots, ordersShareOneWallet, OWN_MARKET_COMPANY, placeOf, runOrder, Scheduler, type Turn } from './schedule.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
 import { beforeCheck, userPoolSettled } from '../orders/user-pool.ts';
 import type { TargetEnv } from './types.ts';
@@ -76,14 +76,20 @@ export function describeChecks(groups: ReadonlyArray<readonly [string, readonly 
   const sequential = slots === 1;
   // The run's scheduler, for the test runner (check-runner.mjs: it cannot import this module).
   (globalThis as Record<symbol, unknown>)[Symbol.for('conformance.scheduler')] = new Scheduler(new CheckQueue(slots));
-  const alone = (check: Check) => runsAlone(check, env.capabilities);
+  const place = (check: Check) => placeOf(check, env.capabilities);
   const laneOf = (check: Check) => (check.service === 'orders' && ordersShareOneWallet(env) ? 'orders' : undefined);
-  const rank = new Map(runOrder(groups, sequential, alone, laneOf).map((check, i) => [check, i]));
+  const rank = new Map(runOrder(groups, sequential, place, laneOf).map((check, i) => [check, i]));
   for (const [title, checks] of groups) {
     (sequential ? describe : describe.concurrent)(title, () => {
       for (const check of checks) {
         const lane = laneOf(check);
-        const turn: Turn = { check: check.name, rank: rank.get(check)!, alone: alone(check), ...(lane ? { lane } : {}) };
+        const turn: Turn = {
+          check: check.name,
+          rank: rank.get(check)!,
+          alone: place(check) === 'alone',
+          ...(place(check) === 'company' ? { company: OWN_MARKET_COMPANY } : {}),
+          ...(lane ? { lane } : {}),
+        };
         test(testName(check), { meta: { turn } }, (ctx) => checkAsTest(check, ctx));
       }
     });

@@ -1,4 +1,3 @@
-import { Keypair } from '@solana/web3.js';
 import fc from 'fast-check';
 import { detailsOf, errorCode, failureOf, is2xx } from '../harness/answers.ts';
 import { defineCheck, type CheckContext } from '../harness/check.ts';
@@ -85,7 +84,7 @@ const tenantMinimum = defineCheck({
 
 /** A mint the target creates on first funding (control API: 6 decimals by default), priced only by what the check sets. */
 async function testMint(t: CheckContext, holder: string): Promise<string> {
-  const mint = Keypair.generate().publicKey.toBase58();
+  const mint = t.control.freshMint();
   await t.control.fund(holder, mint, '1');
   return mint;
 }
@@ -96,6 +95,7 @@ const oracleNotional = defineCheck({
   rules: ['OA-LIM-008'],
   profile: 'full',
   needs: ['prices', 'funding'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
     const mint = await testMint(t, user.userPubkey);
@@ -185,6 +185,7 @@ const minOutputUnsatisfiable = defineCheck({
   rules: ['OA-LIM-023', 'OA-LIM-024'],
   profile: 'full',
   needs: ['prices', 'funding'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
     const mint = await testMint(t, user.userPubkey);

@@ -325,10 +325,16 @@ export interface Created {
   txSignature: string;
 }
 
-/** intent -> sign with the user's wallet -> confirm; any failure is a broken precondition (setup-failed). */
+/**
+ * intent -> sign with the user's wallet -> confirm, in a window of the check (the pending and transaction windows: no
+ * other check moves the clock in between, `CheckContext.window`); any failure is a broken precondition (setup-failed).
+ */
 export async function createOrder(t: CheckContext, user: Funded, request: IntentRequest = dcaRequest()): Promise<Created> {
-  const intent = await pendingIntent(t, user, request);
-  const confirm = await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction: signedDeposit(intent, user) });
+  const { intent, confirm } = await t.window(async () => {
+    const intent = await pendingIntent(t, user, request);
+    const signedTransaction = signedDeposit(intent, user);
+    return { intent, confirm: await postConfirm(t, user.sub, { pendingOrderId: intent.pendingOrderId, signedTransaction }) };
+  });
   const d = dataOf(confirm);
   if (!is2xx(confirm) || !isObject(d?.order) || typeof d.order.id !== 'string') {
     throw new SetupFailed(

@@ -28,6 +28,7 @@ export const stopLossFillIsOneRow = defineCheck({
   rules: ['OA-EXEC-011', 'OA-EXEC-012', 'OA-TRIG-027', 'OA-TRIG-028', 'OA-TRIG-029'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     const { id, order, ex } = await filledStop(t, m);
@@ -65,6 +66,7 @@ export const takeProfitFillIsFull = defineCheck({
   rules: ['OA-EXEC-013'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     const id = await place(t, m, 'take_profit', { triggerPrice: '2000000' });
@@ -89,6 +91,7 @@ export const ocoFillUnderItsLeg = defineCheck({
   rules: ['OA-EXEC-014'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     // One oco filled on each leg, each in a market of its own, moved at once.
     const legs = [
@@ -124,6 +127,7 @@ export const fillKeepsItsFloor = defineCheck({
   rules: ['OA-TRIG-030'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     // 12 input tokens at the pair 0.5 are worth 6 output tokens: a floor of 7 cannot be met at the trigger.
@@ -188,6 +192,7 @@ export const trailingStopGuardsItsInitialTrigger = defineCheck({
   rules: ['OA-TRIG-044'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     // Created at the pair 1, trailing by 50% with its initial stop at 0.4: the pair falls straight to 0.4, no new high

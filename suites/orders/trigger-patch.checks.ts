@@ -100,6 +100,7 @@ export const triggerPatchOfATerminalOrder = defineCheck({
   rules: ['OA-TRIG-035'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     const { id, order } = await filledStop(t, m);
@@ -157,6 +158,7 @@ export const takeProfitPatchMovesTheTrigger = defineCheck({
   rules: ['OA-TRIG-042'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     // Both orders would stay active at the pair 1250000 with their created take-profit price 2000000.

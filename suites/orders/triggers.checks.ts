@@ -171,6 +171,7 @@ export const stopLossFiresAtItsTrigger = defineCheck({
   rules: ['OA-TRIG-024'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const ms = await markets(t, Math.max(2, runs(t)));
     const step: Step = ({ ex, order }, pair) =>
@@ -197,6 +198,7 @@ export const takeProfitFiresAtItsTrigger = defineCheck({
   rules: ['OA-TRIG-025'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const ms = await markets(t, Math.max(2, runs(t)));
     const step: Step = ({ ex, order }, pair) =>
@@ -223,6 +225,7 @@ export const ocoFiresOnEitherLeg = defineCheck({
   rules: ['OA-TRIG-026', 'OA-EXEC-011'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const ms = await markets(t, Math.max(3, runs(t)));
     const step: Step = ({ ex, order }, pair) =>
@@ -266,6 +269,7 @@ export const trailingStopRatchetsUpOnly = defineCheck({
   rules: ['OA-TRIG-003', 'OA-TRIG-009', 'OA-TRIG-010', 'OA-TRIG-015'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const ms = await markets(t, runs(t));
     /** One walk's step: its first read (at START, before any move) and each read after a move. */
@@ -351,6 +355,7 @@ export const takeProfitTrailArms = defineCheck({
   rules: ['OA-TRIG-037'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const ms = await markets(t, runs(t));
     const walkArming = (paths: readonly (readonly bigint[])[]) =>
@@ -373,6 +378,7 @@ export const takeProfitTrailFires = defineCheck({
   rules: ['OA-TRIG-038'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const ms = await markets(t, runs(t));
     const walkTrail = (paths: readonly (readonly bigint[])[]) =>
@@ -400,6 +406,7 @@ export const ocoTakeProfitNeverTrails = defineCheck({
   rules: ['OA-TRIG-011'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     await walk(t, m, 'oco', { ...OCO, trailingStopBps: 5000 }, [1_250_000n, 1_600_000n], ({ ex, order }) => {
@@ -418,6 +425,7 @@ export const trailingModeIsALabel = defineCheck({
   rules: ['OA-TRIG-018'],
   profile: 'full',
   needs: ['funding', 'prices', 'clock'],
+  ownMarket: true,
   async run(t: CheckContext) {
     const m = await market(t);
     const [pure, both] = await atOnce(

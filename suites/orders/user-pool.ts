@@ -5,8 +5,9 @@
  * target to itself and the request budget is idle. The pool makes those users beforehand, while the checks that may
  * overlap run (a few at a time, inside the request budget), one for each check marked `pooledUser` the run selected,
  * and hands each to its check:
- * - nothing of the pool is under way once a check that runs alone starts: the first one waits for the users still being
- *   made (`beforeCheck`), so it sees the whole target as before (faults, clock, the tenant's users);
+ * - nothing of the pool is under way once a check that runs alone (or in a company, schedule.ts) starts: the first one
+ *   waits for the users still being made (`beforeCheck`), so it sees the whole target as before (faults, clock, the
+ *   tenant's users);
  * - a user is made exactly as its check would make it (in a CheckContext of that check, so the ledger and the cleanup
  *   know it as any check's user), and handed to that check only, once: the requests that made it become the check's
  *   first (its report lists them, a note says where they came from), and its accepted onboarding confirms `siws-form`
@@ -22,7 +23,7 @@ import { CheckContext, type Check } from '../harness/check.ts';
 import type { Violation } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { DEFAULT_MAX_CONCURRENCY } from '../harness/pacer.ts';
-import { checkSlots, runsAlone, type Turn } from '../harness/schedule.ts';
+import { checkSlots, placeOf, type Turn } from '../harness/schedule.ts';
 import { profileIncludes, type TargetEnv } from '../harness/types.ts';
 
 /** A user made ahead for a check, with what the check takes over with it. */
@@ -146,7 +147,7 @@ export function pooledChecks(file: TaskTree, checks: ReadonlyMap<string, Check>,
   ];
   const turns = walk(file);
   // Without a check that may overlap, nothing runs while the users are made: each check makes its own.
-  if (turns.every((turn) => turn.alone)) return [];
+  if (turns.every((turn) => turn.alone || turn.company !== undefined)) return [];
   return turns
     .filter((turn) => turn.alone)
     .sort((a, b) => a.rank - b.rank)
@@ -183,8 +184,8 @@ async function startUserPool(file: TaskTree, env: TargetEnv): Promise<UserPool<u
 
 /**
  * Called as each check's test starts, before the check runs (suites/harness/vitest.ts): the first starts the pool; a
- * cancelled test (the run cancelled, Ctrl-C or the deadline) stops it; a check that runs alone waits until no user of
- * the pool is under way, the ones still to make made then, at most half of `--max-concurrency` at once.
+ * cancelled test (the run cancelled, Ctrl-C or the deadline) stops it; a check that runs alone (or in a company: the
+ * checks that may overlap have all ended) waits until no user of the pool is under way, the ones still to make made then, at most half of `--max-concurrency` at once.
  */
 export async function beforeCheck(
   check: Check,
@@ -195,7 +196,8 @@ export async function beforeCheck(
   const started = await pool;
   if (!started) return;
   ctx.signal.addEventListener('abort', () => void started.stop(), { once: true });
-  if (runsAlone(check, env.capabilities)) await started.finish(Math.ceil(checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) / 2));
+  if (placeOf(check, env.capabilities) !== 'overlap')
+    await started.finish(Math.ceil(checkSlots(env.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) / 2));
 }
 
 /** Settles once no user of the pool is under way (the cleanup waits for it: suites/harness/vitest.ts checksSettled). */

@@ -8,15 +8,15 @@ import { allChecks, checkGroups } from '../../suites/index.ts';
 import type { Check } from '../../suites/harness/check.ts';
 import { ControlAdapter } from '../../suites/harness/control.ts';
 import type { CheckResult } from '../../suites/harness/runner.ts';
-import { guardSharedState, runOrder, runsAlone, segments } from '../../suites/harness/schedule.ts';
+import { guardSharedState, placeOf, runOrder, runsAlone, runsInCompany, segments } from '../../suites/harness/schedule.ts';
 import { cli, matrixOf, reportDir } from './run-cli.ts';
 
 /** A few groups of both services, with checks that run alone among and between checks that may overlap. */
 const GREP = 'quotes/(info|prices|venues) |orders/(health|request-id|auth) ';
 
-async function run(extra: string[]): Promise<CheckResult[]> {
+async function run(extra: string[], grep = GREP): Promise<CheckResult[]> {
   const dir = reportDir('conformance-concurrency-');
-  const r = await cli(['--seed', '7', '--report-dir', dir, '--grep', GREP, ...extra]);
+  const r = await cli(['--seed', '7', '--report-dir', dir, '--grep', grep, ...extra]);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   return matrixOf(dir).checks;
 }
@@ -48,8 +48,11 @@ describe('which checks run alone', () => {
     for (const check of allChecks) {
       const shared = (check.needs ?? []).some((c) => ['clock', 'prices', 'faults', 'rate-limits'].includes(c));
       const counting = check.rules.some((id) => id.startsWith('Q-RATE-') || id.startsWith('OA-REP-'));
-      expect(runsAlone(check), check.name).toBe(shared || counting || check.alone === true);
+      const company =
+        check.ownMarket === true && !check.alone && !counting && !(check.needs ?? []).some((c) => ['faults', 'rate-limits'].includes(c));
+      expect(placeOf(check), check.name).toBe(!(shared || counting || check.alone) ? 'overlap' : company ? 'company' : 'alone');
     }
+    expect(allChecks.filter((c) => runsInCompany(c)).length).toBeGreaterThan(0);
     expect(allChecks.filter((c) => runsAlone(c)).length).toBeGreaterThan(0);
     expect(allChecks.filter((c) => !runsAlone(c)).length).toBeGreaterThan(0);
   });
@@ -59,19 +62,22 @@ describe('which checks run alone', () => {
       const cut = segments(checks);
       expect(cut.flatMap((s) => s.checks)).toEqual(checks);
       for (const s of cut) {
-        if (s.alone) expect(s.checks).toHaveLength(1);
-        for (const c of s.checks) expect(runsAlone(c)).toBe(s.alone);
+        if (s.place === 'alone') expect(s.checks).toHaveLength(1);
+        for (const c of s.checks) expect(placeOf(c)).toBe(s.place);
       }
     }
   });
 
-  test("the run's checks that may overlap start first, both services' together, then each that runs alone, in declaration order", () => {
+  test("the run's checks that may overlap start first, both services' together, then the company's, then each that runs alone, in declaration order", () => {
     const groups = Object.entries(checkGroups);
     const declared = groups.flatMap(([, checks]) => checks);
     const order = runOrder(groups, false);
+    const firstCompany = order.findIndex((c) => runsInCompany(c));
     const firstAlone = order.findIndex((c) => runsAlone(c));
-    expect(firstAlone).toBeGreaterThan(0);
-    expect(order.slice(0, firstAlone)).toEqual(declared.filter((c) => !runsAlone(c)));
+    expect(firstCompany).toBeGreaterThan(0);
+    expect(firstAlone).toBeGreaterThan(firstCompany);
+    expect(order.slice(0, firstCompany)).toEqual(declared.filter((c) => placeOf(c) === 'overlap'));
+    expect(order.slice(firstCompany, firstAlone)).toEqual(declared.filter((c) => runsInCompany(c)));
     expect(order.slice(firstAlone)).toEqual(declared.filter((c) => runsAlone(c)));
     // Sequential (--max-concurrency 1): the declaration order.
     expect(runOrder(groups, true)).toEqual(declared);
@@ -120,5 +126,18 @@ describe('checks at once, against the embedded server', () => {
     );
     expect(ran.map((r) => r.check)).toEqual(declared);
     expect(verdicts(sequential)).toEqual(verdicts(results));
+  });
+
+  test("the company's checks (trigger checks in markets of their own) run beside each other, beside no other check, and pass", async () => {
+    const results = await run([], 'orders/(trigger-fills|health) ');
+    const pairs = overlapping(results);
+    const members = results.filter((r) => runsInCompany(byName.get(r.check)!) && r.ran);
+    expect(members.length).toBeGreaterThanOrEqual(3);
+    for (const r of members) {
+      expect(r.verdict, r.check).toBe('pass');
+      const beside = pairs.flatMap(([a, b]) => (a === r.check ? [b] : b === r.check ? [a] : []));
+      for (const other of beside) expect(runsInCompany(byName.get(other)!), `${r.check} beside ${other}`).toBe(true);
+    }
+    expect(pairs.some(([a, b]) => runsInCompany(byName.get(a)!) && runsInCompany(byName.get(b)!))).toBe(true);
   });
 });

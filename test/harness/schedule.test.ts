@@ -4,12 +4,15 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { Check } from '../../suites/harness/check.ts';
+import { clockGate } from '../../suites/harness/clock-gate.ts';
 import { ControlAdapter } from '../../suites/harness/control.ts';
 import {
   CheckQueue,
   guardSharedState,
   OWN_QUOTE_KEY_NEEDS,
   OWN_TENANT_NEEDS,
+  type Place,
+  placeOf,
   runOrder,
   runsAlone,
   Scheduler,
@@ -26,12 +29,21 @@ const check = (name: string, service: Check['service'] = 'quotes', alone = false
   run: async () => {},
 });
 
-/** Turns ranked in the given order: `a` overlaps, `A` runs alone, a leading `o` is an order check of lane "orders". */
+/**
+ * Turns ranked in the given order: `a` overlaps, `A` runs alone, `m` is of the company "own-market", a leading `o` is an
+ * order check of lane "orders".
+ */
 function turns(...names: string[]): Turn[] {
   return names.map((name, rank) => {
     const laned = name.startsWith('o');
     const bare = laned ? name.slice(1) : name;
-    return { check: name, rank, alone: bare === bare.toUpperCase(), ...(laned ? { lane: 'orders' } : {}) };
+    return {
+      check: name,
+      rank,
+      alone: bare === bare.toUpperCase(),
+      ...(bare.startsWith('m') ? { company: 'own-market' } : {}),
+      ...(laned ? { lane: 'orders' } : {}),
+    };
   });
 }
 
@@ -109,6 +121,32 @@ describe('CheckQueue', () => {
     ]);
   });
 
+  test("a company's checks start together once the others have ended, beside nothing else, before the alone ones", () => {
+    const all = turns('a1', 'a2', 'm3', 'm4', 'm5', 'A6');
+    expect(steps(new CheckQueue(8), all)).toEqual([['a1', 'a2'], ['m3', 'm4', 'm5'], ['A6']]);
+    // At most `slots` of them; the alone check waits for the last.
+    expect(steps(new CheckQueue(2), turns('m1', 'm2', 'm3', 'A4'))).toEqual([['m1', 'm2'], ['m3'], ['A4']]);
+  });
+
+  test('nothing of another company or of none starts beside a company, and a company waits for them', () => {
+    const queue = new CheckQueue(8);
+    const [a1, m2, m3] = turns('a1', 'm2', 'm3');
+    const other: Turn = { check: 'x4', rank: 3, alone: false, company: 'other' };
+    for (const t of [a1!, m2!, m3!, other]) queue.add(t);
+    expect(names(queue.next())).toEqual(['a1']);
+    queue.done(a1!);
+    expect(names(queue.next())).toEqual(['m2', 'm3']);
+    // A check that may overlap, arriving late, waits for the company.
+    const late: Turn = { check: 'a5', rank: 4, alone: false };
+    queue.add(late);
+    queue.done(m2!);
+    expect(names(queue.next())).toEqual([]);
+    queue.done(m3!);
+    expect(names(queue.next())).toEqual(['x4']);
+    queue.done(other);
+    expect(names(queue.next())).toEqual(['a5']);
+  });
+
   test('a removed (cancelled) check never starts', () => {
     const all = turns('a1', 'a2');
     const queue = new CheckQueue(1);
@@ -172,6 +210,58 @@ describe('runsAlone: rate-limit checks on quote keys of their own', () => {
   });
 });
 
+describe('placeOf: the company of the checks trading in markets of their own', () => {
+  const trading: Check = {
+    name: 'a-trigger-check',
+    service: 'orders',
+    rules: ['OA-TRIG-001'],
+    profile: 'full',
+    needs: ['funding', 'prices', 'clock'],
+    ownMarket: true,
+    run: async () => {},
+  };
+  const all = ['funding', 'prices', 'clock', 'faults', 'tenants'] as const;
+
+  test('a check marked ownMarket that shares only the clock and prices runs in the company; unmarked it runs alone', () => {
+    expect(placeOf(trading, all)).toBe('company');
+    expect(placeOf({ ...trading, needs: ['funding', 'prices'] }, all)).toBe('company');
+    expect(placeOf({ ...trading, ownMarket: undefined }, all)).toBe('alone');
+    // Sharing nothing, it overlaps like any other.
+    expect(placeOf({ ...trading, needs: ['funding'] }, all)).toBe('overlap');
+  });
+
+  test('with faults, a counting area or `alone: true` as well, it runs alone', () => {
+    expect(placeOf({ ...trading, needs: [...trading.needs!, 'faults'] }, all)).toBe('alone');
+    expect(placeOf({ ...trading, rules: ['OA-TRIG-001', 'OA-REP-001'] }, all)).toBe('alone');
+    expect(placeOf({ ...trading, alone: true }, all)).toBe('alone');
+  });
+
+  test('a member advances the clock only through the gate, and sets only prices of test mints of its own; never faults or pools', async () => {
+    const control = new ControlAdapter('http://127.0.0.1:9', [...all], 1000);
+    const other = new ControlAdapter('http://127.0.0.1:9', [...all], 1000);
+    guardSharedState(control, trading);
+    await expect(control.setFaults({ oracle: 'down' })).rejects.toThrow(/alone: true/);
+    await expect(control.setPool('So11111111111111111111111111111111111111112', { enabled: false })).rejects.toThrow(/alone: true/);
+    await expect(control.setPrice('So11111111111111111111111111111111111111112', '1')).rejects.toThrow(/not a mint of its own/);
+    // Another check's test mint is not its own. (The closed port refuses the calls; the guard is judged before.)
+    const [theirs, mine] = [other.freshMint(), control.freshMint()];
+    expect(mine).not.toBe(theirs);
+    await expect(control.setPrice(theirs, '1')).rejects.toThrow(/not a mint of its own/);
+    await expect(control.setPrice(mine, '1')).rejects.not.toThrow(/not a mint of its own/);
+    // The advance passes the gate: inside a window of the check it would wait for itself.
+    await expect(clockGate.window(() => control.advanceClock(30))).rejects.toThrow(/inside a window/);
+    await expect(control.advanceClock(30)).rejects.not.toThrow(/inside a window|alone: true/);
+  });
+
+  test("the suite's company: the trigger checks trading in markets of their own, without faults", () => {
+    const members = allChecks.filter((c) => placeOf(c, [...all]) === 'company');
+    expect(members.length).toBeGreaterThanOrEqual(10);
+    for (const c of members) expect((c.needs ?? []).includes('faults'), c.name).toBe(false);
+    // An expiry check advances the clock past a window of its own: never a member.
+    expect(members.map((c) => c.name)).not.toContain('trigger-order-expires-at-its-expires-at');
+  });
+});
+
 describe('runOrder', () => {
   const [q1, Q2, q3] = [check('q1'), check('Q2', 'quotes', true), check('q3')];
   const [o1, O2, o3] = [check('o1', 'orders'), check('O2', 'orders', true), check('o3', 'orders')];
@@ -180,7 +270,7 @@ describe('runOrder', () => {
     ['orders/b', [o3!]],
     ['quotes/a', [q1!, Q2!, q3!]],
   ];
-  const alone = (c: Check) => c.alone === true;
+  const alone = (c: Check): Place => (c.alone === true ? 'alone' : 'overlap');
 
   test('sequential: the declaration order', () => {
     expect(runOrder(groups, true, alone).map((c) => c.name)).toEqual(['o1', 'O2', 'o3', 'q1', 'Q2', 'q3']);
@@ -188,6 +278,11 @@ describe('runOrder', () => {
 
   test('otherwise those that may overlap first, then those that run alone, each in declaration order', () => {
     expect(runOrder(groups, false, alone).map((c) => c.name)).toEqual(['o1', 'o3', 'q1', 'q3', 'O2', 'Q2']);
+  });
+
+  test("a company's checks after those that may overlap, before those that run alone", () => {
+    const place = (c: Check): Place => (c.name === 'o3' || c.name === 'q1' ? 'company' : alone(c));
+    expect(runOrder(groups, false, place).map((c) => c.name)).toEqual(['o1', 'q3', 'o3', 'q1', 'O2', 'Q2']);
   });
 
   test("a lane's checks keep their declaration order, ahead of those that run alone", () => {

@@ -68,7 +68,7 @@ async function runScheduled(
   for (const segment of segments(checks, env.capabilities)) {
     if (stopped) break;
     const queue = [...segment.checks];
-    const lanes = segment.alone ? 1 : Math.max(1, Math.min(atOnce, queue.length));
+    const lanes = segment.place === 'alone' ? 1 : Math.max(1, Math.min(atOnce, queue.length));
     await Promise.all(
       Array.from({ length: lanes }, async () => {
         for (let check = queue.shift(); check && !stopped; check = queue.shift()) {

@@ -69,8 +69,8 @@ export async function market(t: CheckContext): Promise<Market> {
  * sent in lockstep (walks) trade one in each, so that no walk moves another's price.
  */
 export async function markets(t: CheckContext, n: number): Promise<Market[]> {
-  const inputs = Array.from({ length: n }, () => Keypair.generate().publicKey.toBase58());
-  const output = Keypair.generate().publicKey.toBase58();
+  const inputs = Array.from({ length: n }, () => t.control.freshMint());
+  const output = t.control.freshMint();
   // Independent chains sent at once, while the user signs in: each input mint is made by funding the user's wallet with
   // it (the control API funds a wallet, onboarded or not), then priced; the output mint is made in a wallet of its own.
   const wallet = testWallet(t);
