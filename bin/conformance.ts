@@ -66,7 +66,8 @@ Run:
   --max-rps N           request budget, requests per second (default 10 on a given target, none on the
                         embedded server; 0 = none); with --shard I/N on a given target, each shard gets 1/N [CONFORMANCE_MAX_RPS]
   --max-concurrency N   checks and requests in flight at once, at most (default 8; 0 = no cap; 1 = one check at a
-                        time; checks sharing the target's state always run alone) [CONFORMANCE_MAX_CONCURRENCY]
+                        time; checks sharing the target's state run alone, the trigger checks trading in markets
+                        of their own side by side with each other only) [CONFORMANCE_MAX_CONCURRENCY]
   --max-body-bytes N    the largest response body read; a larger one fails the rule (default 8388608) [CONFORMANCE_MAX_BODY_BYTES]
   --max-duration S      the run stops after S seconds: INCOMPLETE, "deadline reached" (default 1800; 0 = none) [CONFORMANCE_MAX_DURATION]
   --max-retry-after S   the longest retry-after of a 429 waited out (default 65) [CONFORMANCE_MAX_RETRY_AFTER]

@@ -1,11 +1,12 @@
 /**
- * The run's clock gate (schedule.ts, "company"): the checks of a company run at the same time, and each may advance the
- * target's virtual clock by a small step; none of them may see the clock jump inside a window of its own (an intent and
- * its confirm: the 5-minute pending and transaction windows; a SIWS sign-in: `Issued At` within 10 minutes). A window
- * and an advance never overlap: windows share the gate with windows, advances with advances, and each waits for the
- * other kind in the order they asked (first come, first served, a batch of one kind at a time), so that neither can
- * starve the other. A window opened inside a window is the same window; an advance inside a window would wait for
- * itself, so it is a suite error.
+ * The run's clock gate (schedule.ts, the company): the checks of the company run at the same time, and each may advance
+ * the target's virtual clock by a small step; none of them may see the clock jump inside a window of its own (an intent
+ * and its confirm: the 5-minute pending and transaction windows; a SIWS sign-in: `Issued At` within 10 minutes). A
+ * window and an advance never overlap: windows share the gate with windows, advances with advances (a target adds up
+ * advances sent at once: specs/control.openapi.yaml), and each kind waits for the other in the order they asked (first
+ * come, first served, a batch of one kind at a time), so that neither starves the other. A
+ * window opened inside a window is the same window; an advance inside a window would wait for itself, so it is a suite
+ * error.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -21,15 +22,20 @@ export class ClockGate {
 
   /** `span` with no advance of the clock under way until it ends. */
   async window<T>(span: () => Promise<T>): Promise<T> {
-    if (this.inside.getStore()) return await span();
+    if (this.inWindow()) return await span();
     return await this.pass('window', () => this.inside.run(true, span));
   }
 
   /** `advance` with no window open until it ends. */
   async advance<T>(advance: () => Promise<T>): Promise<T> {
-    if (this.inside.getStore())
+    if (this.inWindow())
       throw new Error('the clock is advanced inside a window of the check: the advance would wait for the window it is in');
     return await this.pass('advance', advance);
+  }
+
+  /** Is the current async context inside a window? */
+  inWindow(): boolean {
+    return this.inside.getStore() === true;
   }
 
   /** Windows and advances under way (for tests). */

@@ -4,7 +4,7 @@
  * `--max-concurrency` at once, except those that change or count state every check shares: such a check runs alone on
  * the whole target, with no other check of either service under way (the reference server's two services share one
  * clock and one price table, and a real target's control API may too). The checks that may overlap start first, then
- * those that run alone, one after another (`runOrder`, `CheckQueue`). The rule, from data:
+ * the company's (below), then those that run alone, one after another (`runOrder`, `CheckQueue`). The rule, from data:
  * - it needs a capability whose state is global to the target (`SHARED_CAPABILITIES`: the virtual clock, prices and
  *   pools, faults, a quote key's metered rate limit);
  * - or it cites a rule of an area that counts everything of a tenant or a key (`SHARED_AREAS`: partner reporting,
@@ -20,9 +20,10 @@
  * A check that is not marked and still tries to change the clock, prices, pools or faults is stopped before the call
  * with a suite error (`guardSharedState`), so a missing mark is found on the first run, never a flaky verdict.
  *
- * Between the two, a company (`runsInCompany`): the checks marked `ownMarket` (the trigger checks: they trade in markets
- * of fresh test mints of their own, suites/orders/steps/triggers.ts) need the clock and prices only to move their own
- * prices and let the target see them, a small step of the clock at a time. They run at the same time as each other, and
+ * Between the two, the company (`runsInCompany`): the checks marked `ownMarket` (the trigger checks, which trade in
+ * markets of fresh test mints of their own, suites/orders/steps/triggers.ts, and two minimum-notional checks that price
+ * a test mint of their own) need the clock and prices only to move their own prices and let the target see them, a
+ * small step of the clock at a time. They run at the same time as each other, and
  * beside no other check: each sees the others' steps of the clock as time passing, and nothing of theirs moves its
  * prices. None of them sees the clock jump inside a window of its own (an intent and its confirm, a sign-in): windows
  * and advances pass the run's clock gate (clock-gate.ts, `CheckContext.window`), never both at once. The guard lets a
@@ -47,6 +48,9 @@ export const OWN_QUOTE_KEY_NEEDS: readonly Capability[] = ['quote-keys', 'rate-l
 
 /** The capabilities a check marked `ownMarket` shares with its company only: the clock in steps, prices of its own mints. */
 export const OWN_MARKET_SHARES: readonly Capability[] = ['clock', 'prices'];
+
+/** The largest step of the clock a company member may take (the trigger checks step by 30 s). */
+export const COMPANY_STEP_SECONDS = 60;
 
 /** Where a check runs: beside any check but those that do not (`overlap`), beside its company only, or alone. */
 export type Place = 'overlap' | 'company' | 'alone';
@@ -119,7 +123,8 @@ const SHARED_WRITES = ['advanceClock', 'setPrice', 'setPool', 'setFaults'] as co
 /**
  * Stop a check before it changes the target's shared state beyond its place (a suite error naming the fix): one that
  * may overlap changes none of it; a company member advances the clock only through the run's clock gate (never inside a
- * window of another member) and sets only the prices of its own test mints (`ControlAdapter.freshMint`).
+ * window of another member) by COMPANY_STEP_SECONDS at most, reads it only inside a window of its own, and sets only
+ * the prices of its own test mints (`ControlAdapter.freshMint`).
  */
 export function guardSharedState(control: ControlAdapter, check: Check): void {
   const place = placeOf(check, control.capabilities);
@@ -136,8 +141,22 @@ export function guardSharedState(control: ControlAdapter, check: Check): void {
     );
   }
   if (place !== 'company') return;
-  const { advanceClock, setPrice } = ControlAdapter.prototype;
-  control.advanceClock = (seconds) => clockGate.advance(() => advanceClock.call(control, seconds));
+  const { advanceClock, clock, setPrice } = ControlAdapter.prototype;
+  control.advanceClock = async (seconds) => {
+    if (seconds > COMPANY_STEP_SECONDS)
+      throw new Error(
+        `check "${check.name}" advances the clock by ${seconds} s: a company member (\`ownMarket\`) moves it by steps of at most ${COMPANY_STEP_SECONDS} s; give it \`alone: true\` (suites/harness/schedule.ts)`,
+      );
+    return await clockGate.advance(() => advanceClock.call(control, seconds));
+  };
+  // A time read is good only while no other member can move the clock: inside a window.
+  control.clock = async () => {
+    if (!clockGate.inWindow())
+      throw new Error(
+        `check "${check.name}" reads the clock outside a window: a company member (\`ownMarket\`) reads it only inside \`t.window(...)\`, where no other member moves it (suites/harness/schedule.ts)`,
+      );
+    return await clock.call(control);
+  };
   control.setPrice = async (mint, usdPrice) => {
     if (!control.madeMint(mint))
       throw new Error(
@@ -167,24 +186,21 @@ export function runOrder(
   return [0, 1, 2].flatMap((k) => declared.filter((c) => tier(c) === k));
 }
 
-/** The one company of the suite: the checks marked `ownMarket` (placeOf). */
-export const OWN_MARKET_COMPANY = 'own-market';
-
 /** A check waiting for its turn, or under way (in its test's meta: plain data). */
 export interface Turn {
   check: string;
   /** its place in `runOrder`: the lower starts first */
   rank: number;
   alone: boolean;
-  /** runs beside the checks of this company only (placeOf `company`) */
-  company?: string;
+  /** runs beside the checks of the company only (placeOf `company`) */
+  company?: true;
   /** the checks of one lane run one at a time, in rank order */
   lane?: string;
 }
 
 /**
  * The run's checks: which may start now. At most `slots` under way; one that runs alone starts when nothing else is
- * under way, and nothing else starts until it ends; the checks of a company beside each other only (the first starts
+ * under way, and nothing else starts until it ends; the checks of the company beside each other only (the first starts
  * when nothing else is under way, the others join it while it lasts); the checks of a lane one at a time, in their
  * order; otherwise by rank. A check waiting for the others to end (alone, or a company's) does not hold back those ranked
  * after it (the checks that may overlap are all ranked before the company's, and those before the alone ones; or
@@ -212,9 +228,9 @@ export class CheckQueue {
     const running = [...this.running];
     if (running.some((t) => t.alone)) return [];
     const heldLanes = new Set(running.flatMap((t) => t.lane ?? []));
-    // The company under way, if any; whether a check of no company is under way.
-    let company = running.find((t) => t.company !== undefined)?.company;
-    let others = running.some((t) => t.company === undefined);
+    // Whether a check of the company, and one of none, is under way.
+    let company = running.some((t) => t.company === true);
+    let others = running.some((t) => t.company !== true);
     const start: Turn[] = [];
     for (const turn of this.waiting) {
       if (running.length + start.length >= this.slots) break;
@@ -225,10 +241,10 @@ export class CheckQueue {
         start.push(turn);
         break;
       }
-      if (turn.company === undefined ? company !== undefined : others || (company ?? turn.company) !== turn.company) continue;
+      if (turn.company === true ? others : company) continue;
       start.push(turn);
-      if (turn.company === undefined) others = true;
-      else company = turn.company;
+      if (turn.company === true) company = true;
+      else others = true;
     }
     for (const turn of start) {
       this.remove(turn);

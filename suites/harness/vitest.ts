@@ -7,7 +7,7 @@ import { verdictLine } from './junit.ts';
 import { loadCatalogue } from './rules.ts';
 import { DEFAULT_MAX_CONCURRENCY } from './pacer.ts';
 import { runCheck, type CheckResult } from './runner.ts';
-import { CheckQueue, checkSlots, ordersShareOneWallet, OWN_MARKET_COMPANY, placeOf, runOrder, Scheduler, type Turn } from './schedule.ts';
+import { CheckQueue, checkSlots, ordersShareOneWallet, placeOf, runOrder, Scheduler, type Turn } from './schedule.ts';
 import { applyEnvBounds, registerEnvSecrets } from './target.ts';
 import { beforeCheck, userPoolSettled } from '../orders/user-pool.ts';
 import type { TargetEnv } from './types.ts';
@@ -62,7 +62,8 @@ export function testName(check: Check): string {
  * Register each check of the run (its areas: title and checks, both services' in one file) as one vitest test, one
  * `describe` per area. vitest starts every test at once and the test runner holds each until its check's turn
  * (check-runner.mjs, schedule.ts, from the `turn` in the test's meta): at most `--max-concurrency` checks under way, one
- * that runs alone with nothing else of the target under way, the checks that may overlap first (`runOrder`), a full
+ * that runs alone with nothing else of the target under way, the company's beside each other only, the checks that may
+ * overlap first, then the company's, then those that run alone (`runOrder`), a full
  * run's order checks on one shared wallet one at a time (a lane of their own, the quote checks beside them). With
  * `--max-concurrency 1` every block is sequential and in declaration order: one check at a time.
  *
@@ -87,7 +88,7 @@ export function describeChecks(groups: ReadonlyArray<readonly [string, readonly 
           check: check.name,
           rank: rank.get(check)!,
           alone: place(check) === 'alone',
-          ...(place(check) === 'company' ? { company: OWN_MARKET_COMPANY } : {}),
+          ...(place(check) === 'company' ? { company: true as const } : {}),
           ...(lane ? { lane } : {}),
         };
         test(testName(check), { meta: { turn } }, (ctx) => checkAsTest(check, ctx));

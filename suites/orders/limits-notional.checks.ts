@@ -103,12 +103,15 @@ const oracleNotional = defineCheck({
       'OA-LIM-008',
       fc.record({ dollars: fc.integer({ min: 1, max: 5 }), amount: fc.integer({ min: 1, max: 30_000_000 }) }),
       async ({ dollars, amount }) => {
-        await t.control.setPrice(mint, String(dollars));
-        const ex = await postIntent(
-          t,
-          user.sub,
-          intentRequest('stop_loss', { inputMint: mint, outputMint: usdc(), config: { amount: String(amount) } }),
-        );
+        // The price set, then the intent valued at it, in one window: no step of the clock between them.
+        const ex = await t.window(async () => {
+          await t.control.setPrice(mint, String(dollars));
+          return await postIntent(
+            t,
+            user.sub,
+            intentRequest('stop_loss', { inputMint: mint, outputMint: usdc(), config: { amount: String(amount) } }),
+          );
+        });
         skipIfTemplateRejected(t, ex);
         const cents = Math.floor((amount * dollars * 100) / 1_000_000);
         if (is2xx(ex)) return;
@@ -189,36 +192,39 @@ const minOutputUnsatisfiable = defineCheck({
   async run(t: CheckContext) {
     const user = await intentUser(t, false);
     const mint = await testMint(t, user.userPubkey);
-    await t.control.setPrice(mint, '2');
-    for (const orderType of ['stop_loss', 'take_profit'] as const)
-      skipIfTemplateRejected(t, await postIntent(t, user.sub, intentRequest(orderType)));
-    // 12 USDC (about 1 USD each) into a mint at 2 USD: about 0.5 per USDC, about 6 whole tokens (6000000 units) of
-    // market value. priceDecimals 6: a stop at 1.0 and a take-profit at 0.1 are both already crossed.
-    for (const [orderType, triggerPrice] of [
-      ['stop_loss', '1000000'],
-      ['take_profit', '100000'],
-    ] as const) {
-      const ex = await postIntent(
-        t,
-        user.sub,
-        intentRequest(orderType, { outputMint: mint, config: { priceDecimals: 6, triggerPrice, minOutputAmount: '7000000' } }),
-      );
-      expectError(t, 'OA-LIM-023', ex, {
-        status: 400,
-        codes: ['MIN_OUTPUT_UNSATISFIABLE'],
-        documented: `400 MIN_OUTPUT_UNSATISFIABLE for a ${orderType} already crossed (pair 0.5, trigger ${triggerPrice} at 6 decimals) whose minOutputAmount 7000000 exceeds the about 6000000 the input is worth`,
-      });
-      const details = detailsOf(ex);
-      t.expect(
-        'OA-LIM-024',
-        details !== undefined && ['triggerPrice', 'currentPairPrice', 'minOutputAmount', 'fairOutputAmount'].every((k) => k in details),
-        {
-          documented: 'details {triggerPrice, currentPairPrice, minOutputAmount, fairOutputAmount}',
-          received: details ?? '(no details)',
-          exchange: ex,
-        },
-      );
-    }
+    // The price set, then the intents judged at it, in one window: no step of the clock between them.
+    await t.window(async () => {
+      await t.control.setPrice(mint, '2');
+      for (const orderType of ['stop_loss', 'take_profit'] as const)
+        skipIfTemplateRejected(t, await postIntent(t, user.sub, intentRequest(orderType)));
+      // 12 USDC (about 1 USD each) into a mint at 2 USD: about 0.5 per USDC, about 6 whole tokens (6000000 units) of
+      // market value. priceDecimals 6: a stop at 1.0 and a take-profit at 0.1 are both already crossed.
+      for (const [orderType, triggerPrice] of [
+        ['stop_loss', '1000000'],
+        ['take_profit', '100000'],
+      ] as const) {
+        const ex = await postIntent(
+          t,
+          user.sub,
+          intentRequest(orderType, { outputMint: mint, config: { priceDecimals: 6, triggerPrice, minOutputAmount: '7000000' } }),
+        );
+        expectError(t, 'OA-LIM-023', ex, {
+          status: 400,
+          codes: ['MIN_OUTPUT_UNSATISFIABLE'],
+          documented: `400 MIN_OUTPUT_UNSATISFIABLE for a ${orderType} already crossed (pair 0.5, trigger ${triggerPrice} at 6 decimals) whose minOutputAmount 7000000 exceeds the about 6000000 the input is worth`,
+        });
+        const details = detailsOf(ex);
+        t.expect(
+          'OA-LIM-024',
+          details !== undefined && ['triggerPrice', 'currentPairPrice', 'minOutputAmount', 'fairOutputAmount'].every((k) => k in details),
+          {
+            documented: 'details {triggerPrice, currentPairPrice, minOutputAmount, fairOutputAmount}',
+            received: details ?? '(no details)',
+            exchange: ex,
+          },
+        );
+      }
+    });
   },
 });
 

@@ -98,7 +98,6 @@ export class UserPool<U> {
   }
 }
 
-/** A user made in a context of `check`, as the check would make it; undefined when anything went wrong. */
 /**
  * A user made in a context of `check`, as the check would make it, with what its answers broke of the spec (the check
  * meets that when it takes the user: handOver); undefined when making it threw (a broken precondition, a skip, no
@@ -147,7 +146,7 @@ export function pooledChecks(file: TaskTree, checks: ReadonlyMap<string, Check>,
   ];
   const turns = walk(file);
   // Without a check that may overlap, nothing runs while the users are made: each check makes its own.
-  if (turns.every((turn) => turn.alone || turn.company !== undefined)) return [];
+  if (turns.every((turn) => turn.alone || turn.company === true)) return [];
   return turns
     .filter((turn) => turn.alone)
     .sort((a, b) => a.rank - b.rank)

@@ -64,17 +64,21 @@ describe('ClockGate', () => {
 
   test('advances share the gate with advances; the next batch is every waiter of one kind up to the other kind', async () => {
     const gate = new ClockGate();
-    const [w, a1, a2, w2] = [span(), span(), span(), span()];
-    const all = [gate.window(w.body), gate.advance(a1.body), gate.advance(a2.body), gate.window(w2.body)];
+    const [w, a1, a2, w2, w3] = [span(), span(), span(), span(), span()];
+    const all = [gate.window(w.body), gate.advance(a1.body), gate.advance(a2.body), gate.window(w2.body), gate.window(w3.body)];
     await settle();
     w.end();
     await settle();
     expect([a1.entered, a2.entered, w2.entered]).toEqual([true, true, false]);
+    expect(gate.underWay).toEqual({ kind: 'advance', count: 2 });
     a1.end();
+    await settle();
+    expect(w2.entered).toBe(false);
     a2.end();
     await settle();
-    expect(w2.entered).toBe(true);
+    expect([w2.entered, w3.entered]).toEqual([true, true]);
     w2.end();
+    w3.end();
     await Promise.all(all);
   });
 
@@ -89,6 +93,21 @@ describe('ClockGate', () => {
     const gate = new ClockGate();
     const inner = await gate.window(async () => await gate.window(async () => gate.underWay.count));
     expect(inner).toBe(1);
+    // A window within a window while another check's advance waits for the outer one: the inner does not queue behind it.
+    const outer = span();
+    let nested = false;
+    const opened = gate.window(async () => {
+      await outer.body();
+      await gate.window(async () => {
+        nested = true;
+      });
+    });
+    const queued = gate.advance(async () => 'after');
+    await settle();
+    outer.end();
+    await opened;
+    expect(nested).toBe(true);
+    await expect(queued).resolves.toBe('after');
     await expect(gate.window(async () => await gate.advance(async () => 'never'))).rejects.toThrow(/inside a window/);
     // Another async context (another check) is not inside this one's window: its advance waits, then goes.
     const w = span();

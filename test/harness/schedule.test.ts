@@ -8,6 +8,7 @@ import { clockGate } from '../../suites/harness/clock-gate.ts';
 import { ControlAdapter } from '../../suites/harness/control.ts';
 import {
   CheckQueue,
+  COMPANY_STEP_SECONDS,
   guardSharedState,
   OWN_QUOTE_KEY_NEEDS,
   OWN_TENANT_NEEDS,
@@ -41,7 +42,7 @@ function turns(...names: string[]): Turn[] {
       check: name,
       rank,
       alone: bare === bare.toUpperCase(),
-      ...(bare.startsWith('m') ? { company: 'own-market' } : {}),
+      ...(bare.startsWith('m') ? { company: true as const } : {}),
       ...(laned ? { lane: 'orders' } : {}),
     };
   });
@@ -128,23 +129,25 @@ describe('CheckQueue', () => {
     expect(steps(new CheckQueue(2), turns('m1', 'm2', 'm3', 'A4'))).toEqual([['m1', 'm2'], ['m3'], ['A4']]);
   });
 
-  test('nothing of another company or of none starts beside a company, and a company waits for them', () => {
+  test('nothing else starts beside the company, and the company waits for the others', () => {
     const queue = new CheckQueue(8);
-    const [a1, m2, m3] = turns('a1', 'm2', 'm3');
-    const other: Turn = { check: 'x4', rank: 3, alone: false, company: 'other' };
-    for (const t of [a1!, m2!, m3!, other]) queue.add(t);
+    const [a1, m2, m3, a4] = turns('a1', 'm2', 'm3', 'a4');
+    for (const t of [a1!, m2!, m3!]) queue.add(t);
     expect(names(queue.next())).toEqual(['a1']);
     queue.done(a1!);
     expect(names(queue.next())).toEqual(['m2', 'm3']);
-    // A check that may overlap, arriving late, waits for the company.
-    const late: Turn = { check: 'a5', rank: 4, alone: false };
-    queue.add(late);
+    // A check that may overlap, arriving late, waits for the company to end.
+    queue.add(a4!);
     queue.done(m2!);
     expect(names(queue.next())).toEqual([]);
     queue.done(m3!);
-    expect(names(queue.next())).toEqual(['x4']);
-    queue.done(other);
-    expect(names(queue.next())).toEqual(['a5']);
+    expect(names(queue.next())).toEqual(['a4']);
+    // And a member arriving while it runs waits for it.
+    const [m5] = turns('m5');
+    queue.add({ ...m5!, rank: 5 });
+    expect(names(queue.next())).toEqual([]);
+    queue.done(a4!);
+    expect(names(queue.next())).toEqual(['m5']);
   });
 
   test('a removed (cancelled) check never starts', () => {
@@ -251,6 +254,10 @@ describe('placeOf: the company of the checks trading in markets of their own', (
     // The advance passes the gate: inside a window of the check it would wait for itself.
     await expect(clockGate.window(() => control.advanceClock(30))).rejects.toThrow(/inside a window/);
     await expect(control.advanceClock(30)).rejects.not.toThrow(/inside a window|alone: true/);
+    // Steps only; a read of the clock only inside a window of its own.
+    await expect(control.advanceClock(COMPANY_STEP_SECONDS + 1)).rejects.toThrow(/steps of at most/);
+    await expect(control.clock()).rejects.toThrow(/outside a window/);
+    await expect(clockGate.window(() => control.clock())).rejects.not.toThrow(/outside a window/);
   });
 
   test("the suite's company: the trigger checks trading in markets of their own, without faults", () => {

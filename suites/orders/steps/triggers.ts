@@ -117,15 +117,20 @@ export async function move(t: CheckContext, m: Market, pair: bigint): Promise<vo
   await moveAll(t, [[m, pair]]);
 }
 
-/** A confirmed order of `type` selling AMOUNT at priceDecimals 6, created at the pair price 1. */
+/**
+ * A confirmed order of `type` selling AMOUNT at priceDecimals 6, created at the pair price 1 (set, then the order
+ * created, in one window: no step of the clock between them, as when the check ran alone).
+ */
 export async function place(t: CheckContext, m: Market, type: TriggerType, values: Record<string, unknown>): Promise<string> {
-  if (m.pair !== START) await setPair(t, m, START);
   const request = intentRequest(type, {
     inputMint: m.input,
     outputMint: m.output,
     config: { amount: AMOUNT, priceDecimals: PRICE_DECIMALS, ...values },
   });
-  return (await createOrder(t, m.user, request)).orderId;
+  return await t.window(async () => {
+    if (m.pair !== START) await setPair(t, m, START);
+    return (await createOrder(t, m.user, request)).orderId;
+  });
 }
 
 export async function read(t: CheckContext, sub: string, type: TriggerType, id: string): Promise<{ ex: Exchange; order: Order }> {
