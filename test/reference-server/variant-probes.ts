@@ -5,6 +5,7 @@ import { VENUES } from '../../fixtures/server/quotes/engine/venue-catalogue.ts';
 import { type Json, MINTS, type QuoteBody, routesOf, SOL_TO_USDC } from './quote-support.ts';
 import { dataOf, DCA_INTENT, idsOf, readsTenant } from './reads-support.ts';
 import { type Answer, errorCode, Target } from './support.ts';
+import { triggerScene } from './trigger-support.ts';
 
 /**
  * What each benign variant (fixtures/mutants/variants.ts) visibly changes, in the order of the catalogue, so that a
@@ -173,6 +174,16 @@ export const VISIBLE: Record<string, (target: Target) => Promise<void>> = {
     expect(gateway.outputMint).toEqual(expect.any(Uint8Array));
     // JSON keeps base58 strings.
     expect(((await t.swap(SOL_TO_USDC)).body as QuoteBody).inputMint).toBe(MINTS.SOL);
+  },
+  'oracle-polled-every-30-seconds': async (t) => {
+    // A crossed trigger fires only once 30 s of the clock have passed since the oracle was last looked at.
+    const scene = await triggerScene(t);
+    const id = await scene.order('stop_loss', { triggerPrice: '500000' });
+    await t.advanceClock(30);
+    await t.setPrice(scene.input, '0.5');
+    expect((await scene.read('stop_loss', id)).status).toBe('active');
+    await t.advanceClock(30);
+    expect((await scene.read('stop_loss', id)).status).toBe('completed');
   },
   'real-quote-service-shapes': async (t) => {
     const rfq = PROVIDERS[1]!.id;

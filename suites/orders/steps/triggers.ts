@@ -153,7 +153,8 @@ export type Step = (read: { ex: Exchange; order: Order }, pair: bigint) => void;
 
 /**
  * Walks in lockstep, the i-th in the i-th of `ms`: an order of `type` with `values` in each, walked along `paths[i]`
- * until it leaves active. Each step sets the price of every walk still going at once, advances the clock once for all
+ * until it leaves active, after a step of the clock at the creation pair (the first observation is START, also on a
+ * target that polls its oracle). Each step sets the price of every walk still going at once, advances the clock once for all
  * of them, then reads their orders at once; `steps[i]` sees the i-th walk's reads in path order (with `readFirst`, also
  * a read at START before the first move). Each walk's order sees what a walk alone would: its price set, then the
  * clock moved on, then one read. The id and last status of each walk's order.
@@ -169,6 +170,9 @@ export async function walks(
 ): Promise<Array<{ id: string; status: unknown }>> {
   if (paths.length > ms.length || steps.length !== paths.length) throw new Error('walks: one market and one step per path');
   const ids = await atOnce(t, ...paths.map((_, i) => () => place(t, ms[i]!, type, values)));
+  // A step of the clock at the creation pair first: a target that polls its oracle observes START before any move, so
+  // the walk's first move meets the peak the order was created at (trailing: a "new high" is one above START).
+  await t.control.advanceClock(STEP_SECONDS);
   const status: unknown[] = ids.map(() => 'active');
   const readAll = (live: number[]) => atOnce(t, ...live.map((i) => () => read(t, ms[i]!.user.sub, type, ids[i]!)));
   if (readFirst) (await readAll(paths.map((_, i) => i))).forEach((seen, i) => steps[i]!(seen, START));
