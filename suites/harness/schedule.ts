@@ -69,13 +69,12 @@ export function placeOf(check: Check, capabilities: readonly Capability[] = []):
   const ownQuoteKey = check.ownQuoteKey === true && offers(OWN_QUOTE_KEY_NEEDS);
   const own = (shared: string) =>
     (ownTenant && shared === 'OA-REP-') || (ownQuoteKey && (shared === 'Q-RATE-' || shared === 'rate-limits'));
-  const shared = [
-    ...(check.needs ?? []).filter((c) => SHARED_CAPABILITIES.includes(c) && !own(c)),
-    ...SHARED_AREAS.filter((prefix) => check.rules.some((id) => id.startsWith(prefix)) && !own(prefix)),
-  ];
   if (check.alone === true) return 'alone';
-  if (shared.length === 0) return 'overlap';
-  return check.ownMarket === true && shared.every((c) => OWN_MARKET_SHARES.includes(c as Capability)) ? 'company' : 'alone';
+  const sharedNeeds = (check.needs ?? []).filter((c) => SHARED_CAPABILITIES.includes(c) && !own(c));
+  const areas = SHARED_AREAS.filter((prefix) => check.rules.some((id) => id.startsWith(prefix)) && !own(prefix));
+  if (sharedNeeds.length === 0 && areas.length === 0) return 'overlap';
+  const company = check.ownMarket === true && areas.length === 0 && sharedNeeds.every((c) => OWN_MARKET_SHARES.includes(c));
+  return company ? 'company' : 'alone';
 }
 
 /** Does `check` run with no other check at the same time, on a target offering `capabilities` (placeOf)? */
